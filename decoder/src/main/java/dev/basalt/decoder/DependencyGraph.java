@@ -393,10 +393,9 @@ public final class DependencyGraph {
                 long absolute = insn.offset() + insn.length() + m.displacement();
                 String seg = m.segment().name();
                 String prefix = seg.equals("fs") || seg.equals("gs") ? seg + ":" : "";
-                return new Resource(Resource.Kind.MEMORY, "mem" + prefix + "[block+0x" + Long.toHexString(absolute)
-                        + "]");
+                return new Resource(Resource.Kind.MEMORY, prefix + "[block+0x" + Long.toHexString(absolute) + "]");
             }
-            return new Resource(Resource.Kind.MEMORY, "mem" + m.addressText());
+            return new Resource(Resource.Kind.MEMORY, m.addressText());
         }
 
         List<Resource> readResources() {

@@ -8,8 +8,9 @@ import java.util.Objects;
  *
  * @param kind the resource's kind
  * @param name {@code rax}, {@code zmm3}, {@code k1} for registers; {@code CF}, {@code OSZAP}, {@code DF},
- *             {@code SYSFLAGS} for flag groups; {@code mem} (all-alias) or {@code mem[rsp+0x8]}
- *             (same-expression) for memory
+ *             {@code SYSFLAGS} for flag groups; {@code mem} (all-alias) or the address expression
+ *             (same-expression) for memory: {@code [rsp+0x8]}, {@code fs:[rax]}, and {@code [block+0x1c]} for
+ *             a RIP-relative address (offset from the block's first byte)
  */
 public record Resource(Kind kind, String name) {
 

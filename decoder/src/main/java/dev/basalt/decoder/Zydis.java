@@ -44,7 +44,9 @@ final class Zydis {
     private static final int PROP_FORCE_SIZE = 0;
     private static final int PROP_FORCE_RELATIVE_BRANCHES = 3;
     private static final int PROP_FORCE_RELATIVE_RIPREL = 4;
+    private static final int PROP_ADDR_PADDING_ABSOLUTE = 9;
     private static final int PROP_DISP_PADDING = 13;
+    private static final int PROP_HEX_UPPERCASE = 24;
     private static final int PROP_IMM_PADDING = 16;
     private static final int PADDING_DISABLED = 0;
     private static final int STATUS_FAILURE_BIT = 0x80000000;
@@ -93,6 +95,7 @@ final class Zydis {
     private static final int MEMOP_TYPE_AGEN = 2;
     private static final int MEMOP_TYPE_MIB = 3;
     private static final int OPERAND_ENCODING_MASK = 6;
+    private static final int REGISTER_K0 = 248;
 
     private static final long ATTRIB_HAS_LOCK = 0x8000000L;
     private static final long ATTRIB_HAS_REP = 0x10000000L;
@@ -146,6 +149,8 @@ final class Zydis {
         check(ZydisNative.ZydisFormatterSetProperty(f, PROP_FORCE_RELATIVE_RIPREL, 1), "relative riprel");
         check(ZydisNative.ZydisFormatterSetProperty(f, PROP_DISP_PADDING, PADDING_DISABLED), "disp padding");
         check(ZydisNative.ZydisFormatterSetProperty(f, PROP_IMM_PADDING, PADDING_DISABLED), "imm padding");
+        check(ZydisNative.ZydisFormatterSetProperty(f, PROP_ADDR_PADDING_ABSOLUTE, PADDING_DISABLED), "addr padding");
+        check(ZydisNative.ZydisFormatterSetProperty(f, PROP_HEX_UPPERCASE, 0), "lower-case hex");
         mnemonics = new String[MNEMONIC_MAX + 1];
         for (int i = 0; i <= MNEMONIC_MAX; i++) {
             mnemonics[i] = string(ZydisNative.ZydisMnemonicGetString(i), "invalid");
@@ -308,15 +313,21 @@ final class Zydis {
         String mnemonic = mnemonics[bounded(b.getInt(I_MNEMONIC), MNEMONIC_MAX)];
         long attributes = b.getLong(I_ATTRIBUTES);
         Operand[] operands = new Operand[operandCount];
+        int kept = 0;
         int immediateIndex = 0;
         for (int k = 0; k < operandCount; k++) {
             int base = INSTRUCTION_SIZE + OPERAND_SIZE * k;
             Visibility visibility = Visibility.ofNative(b.getInt(base + O_VISIBILITY));
             Action action = Action.ofNative(b.get(base + O_ACTIONS));
             int size = Short.toUnsignedInt(b.getShort(base + O_SIZE));
-            operands[k] = switch (b.getInt(base + O_TYPE)) {
+            int type = b.getInt(base + O_TYPE);
+            boolean mask = b.getInt(base + O_ENCODING) == OPERAND_ENCODING_MASK;
+            if (type == OPERAND_TYPE_REGISTER && mask && b.getInt(base + O_REG) == REGISTER_K0) {
+                continue; // EVEX lists k0 in the mask slot when there is no masking: not an operand at all
+            }
+            operands[kept++] = switch (type) {
                 case OPERAND_TYPE_REGISTER -> new Operand.RegisterOperand(registers[bounded(b.getInt(base + O_REG),
-                        REGISTER_MAX)], action, visibility, b.getInt(base + O_ENCODING) == OPERAND_ENCODING_MASK);
+                        REGISTER_MAX)], action, visibility, mask);
                 case OPERAND_TYPE_MEMORY -> {
                     int memType = b.getInt(base + O_MEM_TYPE);
                     Register seg = registers[bounded(b.getInt(base + O_MEM_SEGMENT), REGISTER_MAX)];
@@ -342,7 +353,7 @@ final class Zydis {
             };
         }
         FlagSet[] flags = flags(b.getLong(I_CPU_FLAGS));
-        List<Operand> operandList = List.of(operands);
+        List<Operand> operandList = List.of(kept == operandCount ? operands : java.util.Arrays.copyOf(operands, kept));
         Set<Prefix> prefixes = prefixes(attributes);
         Idiom idiom = Idioms.classify(mnemonic, operandList);
         return new Instruction(offset, insnBytes, mnemonic, prefixes, operandList, flags[0], flags[1], idiom,

@@ -1,0 +1,4 @@
+/**
+ * JMH benchmarks of Basalt's hot paths and accuracy reports (DESIGN.md §9).
+ */
+package dev.basalt.bench;

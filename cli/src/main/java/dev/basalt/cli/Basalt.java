@@ -1,0 +1,43 @@
+package dev.basalt.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code basalt} command. Each subcommand is its own class; this one only wires them and maps failures
+ * to exit codes: 0 success, 1 an internal or environment error (one line, stack trace with {@code --debug}),
+ * 2 bad input or bad usage.
+ */
+@Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
+        subcommands = {DecodeCommand.class, CommandLine.HelpCommand.class})
+public final class Basalt {
+
+    /** Exit code for bad input or usage. */
+    static final int EXIT_BAD_INPUT = 2;
+    /** Exit code for internal and environment errors. */
+    static final int EXIT_ERROR = 1;
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests and embedding). */
+    public static int run(String... args) {
+        CommandLine cl = new CommandLine(new Basalt());
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            boolean debug = parsed.hasMatchedOption("--debug");
+            cmd.getErr().println("basalt " + cmd.getCommandName() + ": " + describe(e));
+            if (debug) {
+                e.printStackTrace(cmd.getErr());
+            }
+            return EXIT_ERROR;
+        });
+        return cl.execute(args);
+    }
+
+    private static String describe(Throwable e) {
+        String m = e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+}

@@ -1,0 +1,212 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.DecodeException;
+import dev.basalt.decoder.Dependency;
+import dev.basalt.decoder.DependencyGraph;
+import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.MemoryPolicy;
+import dev.basalt.decoder.Operand;
+import dev.basalt.decoder.Resource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/** {@code basalt decode}: instructions, reads/writes and dependency edges of blocks given as hex. */
+@Command(name = "decode", mixinStandardHelpOptions = true,
+        description = {"Decode x86-64 basic blocks given as hex (BHive style) and print each instruction "
+            + "(offset, bytes, Intel syntax), what it reads and writes, and the block's dependency edges.",
+            "Blocks that fail to decode are reported on stderr (input and byte offset) and the exit code is 2; "
+                + "the other blocks are still printed."})
+final class DecodeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "HEX", description = "Blocks as hex, e.g. 4889de4889c24c89ff "
+            + "(quote a block that contains spaces).")
+    List<String> blocks;
+
+    @Option(names = "--json", description = "Print JSON (an array with one object per block).")
+    boolean json;
+
+    @Option(names = "--memory", defaultValue = "same-expression", paramLabel = "POLICY",
+            converter = MemoryPolicyConverter.class,
+            description = "Memory aliasing: same-expression (default) or all-alias.")
+    MemoryPolicy memoryPolicy;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ArrayNode array = mapper.createArrayNode();
+        boolean failed = false;
+        for (int k = 0; k < blocks.size(); k++) {
+            String input = blocks.get(k);
+            BasicBlock block;
+            try {
+                block = BasicBlock.fromHex(input);
+            } catch (DecodeException e) {
+                err.println("basalt decode: input " + (k + 1) + " '" + abbreviate(input) + "': " + e.getMessage());
+                if (debug) {
+                    e.printStackTrace(err);
+                }
+                failed = true;
+                continue;
+            }
+            DependencyGraph graph = block.dependencyGraph(memoryPolicy);
+            if (json) {
+                array.add(toJson(mapper, block, graph));
+            } else {
+                printText(out, block, graph);
+            }
+        }
+        if (json) {
+            out.println(array.toPrettyString());
+        }
+        out.flush();
+        return failed ? Basalt.EXIT_BAD_INPUT : 0;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 60 ? s : s.substring(0, 57) + "...";
+    }
+
+    private void printText(PrintWriter out, BasicBlock block, DependencyGraph graph) {
+        out.printf("block %s: %d bytes, %d instructions%n", abbreviate(block.hex()), block.length(), block.size());
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"#", "offset", "bytes", "instruction", "form", "reads", "writes"});
+        for (int i = 0; i < block.size(); i++) {
+            Instruction insn = block.instruction(i);
+            rows.add(new String[] {Integer.toString(i), Integer.toString(insn.offset()), spaced(insn.hex()),
+                insn.intelSyntax() + idiomNote(insn), insn.form(), names(graph.reads(i)), names(graph.writes(i))});
+        }
+        int[] widths = new int[rows.get(0).length];
+        for (String[] r : rows) {
+            for (int c = 0; c < r.length; c++) {
+                widths[c] = Math.max(widths[c], r[c].length());
+            }
+        }
+        for (String[] r : rows) {
+            StringBuilder sb = new StringBuilder("  ");
+            for (int c = 0; c < r.length; c++) {
+                sb.append(String.format("%-" + widths[c] + "s", r[c]));
+                if (c < r.length - 1) {
+                    sb.append("  ");
+                }
+            }
+            out.println(sb.toString().stripTrailing());
+        }
+        out.printf("  dependencies (%d, memory %s; loop = from the previous iteration):%n", graph.edges().size(),
+                MemoryPolicyConverter.name(graph.memoryPolicy()));
+        for (Dependency d : graph.edges()) {
+            out.printf("    %d -> %d  %s  %s%s%n", d.producer(), d.consumer(), d.kind(), d.resource().name(),
+                    d.loopCarried() ? "  (loop)" : "");
+        }
+        out.println();
+    }
+
+    private static String idiomNote(Instruction insn) {
+        return switch (insn.idiom()) {
+            case ZERO -> "  ; zero idiom";
+            case ONES -> "  ; ones idiom";
+            default -> "";
+        };
+    }
+
+    private static String spaced(String hex) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < hex.length(); i += 2) {
+            if (i > 0) {
+                sb.append(' ');
+            }
+            sb.append(hex, i, i + 2);
+        }
+        return sb.toString();
+    }
+
+    private static String names(List<Resource> resources) {
+        return resources.isEmpty() ? "-" : resources.stream().map(Resource::name).collect(Collectors.joining(","));
+    }
+
+    private static ObjectNode toJson(ObjectMapper mapper, BasicBlock block, DependencyGraph graph) {
+        ObjectNode b = mapper.createObjectNode();
+        b.put("hex", block.hex());
+        b.put("bytes", block.length());
+        b.put("memoryPolicy", MemoryPolicyConverter.name(graph.memoryPolicy()));
+        ArrayNode insns = b.putArray("instructions");
+        for (int i = 0; i < block.size(); i++) {
+            Instruction insn = block.instruction(i);
+            ObjectNode n = insns.addObject();
+            n.put("index", i);
+            n.put("offset", insn.offset());
+            n.put("bytes", insn.hex());
+            n.put("text", insn.intelSyntax());
+            n.put("mnemonic", insn.mnemonic());
+            n.put("form", insn.form());
+            ArrayNode prefixes = n.putArray("prefixes");
+            insn.prefixes().stream().map(p -> p.name().toLowerCase(java.util.Locale.ROOT)).sorted()
+                    .forEach(prefixes::add);
+            ArrayNode ops = n.putArray("operands");
+            for (Operand o : insn.operands()) {
+                ops.add(operandJson(mapper, o));
+            }
+            n.put("flagsRead", insn.flagsRead().toString());
+            n.put("flagsWritten", insn.flagsWritten().toString());
+            n.put("idiom", insn.idiom().name().toLowerCase(java.util.Locale.ROOT));
+            n.put("isaSet", insn.isaSet());
+            ArrayNode reads = n.putArray("reads");
+            graph.reads(i).forEach(r -> reads.add(r.name()));
+            ArrayNode writes = n.putArray("writes");
+            graph.writes(i).forEach(r -> writes.add(r.name()));
+        }
+        ArrayNode deps = b.putArray("dependencies");
+        for (Dependency d : graph.edges()) {
+            ObjectNode n = deps.addObject();
+            n.put("producer", d.producer());
+            n.put("consumer", d.consumer());
+            n.put("kind", d.kind().name());
+            n.put("resource", d.resource().name());
+            n.put("resourceKind", d.resource().kind().name().toLowerCase(java.util.Locale.ROOT));
+            n.put("loopCarried", d.loopCarried());
+        }
+        return b;
+    }
+
+    private static ObjectNode operandJson(ObjectMapper mapper, Operand o) {
+        ObjectNode n = mapper.createObjectNode();
+        if (o instanceof Operand.RegisterOperand r) {
+            n.put("kind", r.isMask() ? "mask" : "register");
+            n.put("register", r.register().name());
+        } else if (o instanceof Operand.MemoryOperand m) {
+            n.put("kind", "memory");
+            n.put("address", m.addressText());
+        } else if (o instanceof Operand.AddressOperand a) {
+            n.put("kind", "address");
+            n.put("address", a.addressText());
+        } else if (o instanceof Operand.ImmediateOperand i) {
+            n.put("kind", i.relative() ? "relative" : "immediate");
+            n.put("value", i.value());
+        }
+        n.put("size", o.sizeBits());
+        n.put("action", o.action().toString());
+        n.put("visibility", o.visibility().name().toLowerCase(java.util.Locale.ROOT));
+        return n;
+    }
+}

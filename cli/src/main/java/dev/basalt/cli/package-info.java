@@ -1,0 +1,4 @@
+/**
+ * The basalt command line (picocli); entry point {@link dev.basalt.cli.Basalt}.
+ */
+package dev.basalt.cli;

@@ -1,0 +1,4 @@
+/**
+ * The GRANITE graph neural network estimator (DESIGN.md §5).
+ */
+package dev.basalt.granite;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Basalt's prerequisites, shared by ./basalt, ./run-tests and .ci/run: a JDK 17+, Maven, and the Zydis 4.0
+# shared library (Debian package libzydis4.0). Sourced, it defines functions; run directly, it installs
+# whatever is missing (with --tests also llvm-14, whose llvm-mc/llvm-mca some tests compare against).
+# Installs use apt-get when we are root or have password-less sudo; otherwise we print the one command to run.
+
+basalt_log() { printf 'basalt: %s\n' "$*" >&2; }
+
+# Runs apt-get with root rights if we can get them without a prompt; returns 1 if we cannot.
+basalt_apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo"; else return 1; fi
+  fi
+  command -v apt-get >/dev/null 2>&1 || return 1
+  basalt_log "installing $* with apt-get (one time)"
+  # A fresh machine has no package lists yet; refresh them once if the install cannot find the package.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@" >&2 ||
+    { $sudo apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@" >&2; }
+}
+
+basalt_need() { # package, human description
+  basalt_apt_install "$1" && return 0
+  basalt_log "$2 is missing. Install it with:  sudo apt-get install $1"
+  exit 1
+}
+
+basalt_zydis_present() {
+  if [ -n "${BASALT_ZYDIS_LIB:-}" ]; then [ -r "$BASALT_ZYDIS_LIB" ]; return; fi
+  ldconfig -p 2>/dev/null | grep -q 'libZydis\.so\.4\.0 ' && return 0
+  local d
+  for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib; do
+    [ -e "$d/libZydis.so.4.0" ] && return 0
+  done
+  return 1
+}
+
+basalt_java_ok() {
+  command -v java >/dev/null 2>&1 || return 1
+  local v
+  v=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')
+  [ -n "$v" ] && [ "${v%%.*}" -ge 17 ] 2>/dev/null
+}
+
+basalt_ensure_runtime() {
+  basalt_java_ok || basalt_need openjdk-17-jdk-headless "Java 17 or newer"
+  basalt_zydis_present || basalt_need libzydis4.0 "The Zydis 4.0 disassembler library (libZydis.so.4.0)"
+  basalt_zydis_present || { basalt_log "libzydis4.0 installed but libZydis.so.4.0 still not found"; exit 1; }
+}
+
+basalt_ensure_build() {
+  basalt_ensure_runtime
+  command -v mvn >/dev/null 2>&1 || basalt_need maven "Apache Maven"
+  command -v javac >/dev/null 2>&1 || basalt_need openjdk-17-jdk-headless "A JDK (javac)"
+}
+
+# Optional for tests: without llvm-14 the tests that compare against llvm-mc/llvm-mca skip with a reason.
+basalt_ensure_test_tools() {
+  basalt_ensure_build
+  if ! command -v llvm-mc-14 >/dev/null 2>&1; then
+    basalt_apt_install llvm-14 ||
+      basalt_log "llvm-14 not installed (sudo apt-get install llvm-14); tests that compare with llvm-mc-14 will skip"
+  fi
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  if [ "${1:-}" = "--tests" ]; then basalt_ensure_test_tools; else basalt_ensure_build; fi
+fi
