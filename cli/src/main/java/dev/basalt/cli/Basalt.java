@@ -1,6 +1,8 @@
 package dev.basalt.cli;
 
 import picocli.CommandLine;
+
+import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 
 /**
@@ -22,9 +24,16 @@ public final class Basalt {
         System.exit(run(args));
     }
 
-    /** Runs the command line and returns its exit code (for tests and embedding). */
+    /** Runs the command line and returns its exit code. */
     public static int run(String... args) {
+        return run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    /** Runs the command line with the given output streams and returns its exit code (for tests, embedding). */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Basalt());
+        cl.setOut(out);
+        cl.setErr(err);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             boolean debug = parsed.hasMatchedOption("--debug");
             cmd.getErr().println("basalt " + cmd.getCommandName() + ": " + describe(e));

@@ -1,6 +1,7 @@
 package dev.basalt.decoder;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -48,7 +49,7 @@ public final class BasicBlock {
     public static BasicBlock fromBytes(byte[] bytes) {
         Objects.requireNonNull(bytes, "bytes");
         byte[] copy = bytes.clone();
-        return new BasicBlock(copy, List.copyOf(Zydis.get().decode(copy, copy.length)));
+        return new BasicBlock(copy, Collections.unmodifiableList(Zydis.get().decode(copy, copy.length)));
     }
 
     /** The instructions in order. */

@@ -2,8 +2,7 @@ package dev.basalt.decoder;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.LinkedHashSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -26,7 +25,8 @@ import java.util.Set;
  * readers since the last write and a WAW edge from the last writer. Edges whose two ends are in the first
  * copy are edges within an iteration; edges from the first copy into the second are loop-carried (the last
  * writer of {@code rax} in iteration <i>i</i> feeding the first reader in <i>i+1</i>, including an
- * instruction feeding itself). Edges are de-duplicated and sorted by consumer, then producer.
+ * instruction feeding itself). Edges are de-duplicated; those within an iteration come first, ordered by
+ * consumer, then the loop-carried ones, ordered by consumer.
  *
  * <p>Immutable and thread-safe.
  */
@@ -47,142 +47,184 @@ public final class DependencyGraph {
             CpuFlag.VM, CpuFlag.AC, CpuFlag.VIF, CpuFlag.VIP, CpuFlag.ID).bits();
     private static final Set<String> SHIFTS = Set.of("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr",
             "shld", "shrd");
-    private static final Comparator<Dependency> ORDER = Comparator.comparingInt(Dependency::consumer)
-            .thenComparing(Dependency::loopCarried)
-            .thenComparingInt(Dependency::producer)
-            .thenComparing(Dependency::kind)
-            .thenComparing(d -> d.resource().name());
 
     private final int size;
     private final MemoryPolicy policy;
     private final List<Dependency> edges;
-    private final List<List<Resource>> reads;
-    private final List<List<Resource>> writes;
+    private final Effects[] effects;
 
-    private DependencyGraph(int size, MemoryPolicy policy, List<Dependency> edges, List<List<Resource>> reads,
-                            List<List<Resource>> writes) {
+    private DependencyGraph(int size, MemoryPolicy policy, List<Dependency> edges, Effects[] effects) {
         this.size = size;
         this.policy = policy;
         this.edges = edges;
-        this.reads = reads;
-        this.writes = writes;
+        this.effects = effects;
     }
+
+    /** Per-thread working arrays, indexed by resource id and reset after each graph (no per-graph allocation). */
+    private static final class Scratch {
+        final int[] lastWriter = new int[RESOURCE_IDS];
+        final int[][] readers = new int[RESOURCE_IDS][4];
+        final int[] readerCount = new int[RESOURCE_IDS];
+        final int[] touched = new int[RESOURCE_IDS];
+        final boolean[] isTouched = new boolean[RESOURCE_IDS];
+        final IntSet reads = new IntSet();
+        final IntSet writes = new IntSet();
+        int touchedCount;
+
+        Scratch() {
+            Arrays.fill(lastWriter, -1);
+        }
+
+        void touch(int r) {
+            if (!isTouched[r]) {
+                isTouched[r] = true;
+                touched[touchedCount++] = r;
+            }
+        }
+
+        void reset() {
+            for (int k = 0; k < touchedCount; k++) {
+                int r = touched[k];
+                lastWriter[r] = -1;
+                readerCount[r] = 0;
+                isTouched[r] = false;
+            }
+            touchedCount = 0;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     /** Builds the graph of the given instructions (in block order) under the given memory policy. */
     public static DependencyGraph of(List<Instruction> instructions, MemoryPolicy policy) {
         Objects.requireNonNull(policy, "policy");
         int n = instructions.size();
         Effects[] effects = new Effects[n];
+        int memoryAccesses = 0;
+        Scratch sc = SCRATCH.get();
         for (int i = 0; i < n; i++) {
-            effects[i] = Effects.of(instructions.get(i), policy);
+            effects[i] = Effects.of(instructions.get(i), policy, sc.reads, sc.writes);
+            memoryAccesses += effects[i].memoryReads.size() + effects[i].memoryWrites.size();
         }
-        Set<Dependency> found = new LinkedHashSet<>();
-        int[] lastWriter = new int[RESOURCE_IDS];
-        Arrays.fill(lastWriter, -1);
-        int[][] readers = new int[RESOURCE_IDS][];
-        int[] readerCount = new int[RESOURCE_IDS];
-        List<MemoryAccess> memory = new ArrayList<>();
-        for (int p = 0; p < 2 * n; p++) {
-            Effects e = effects[p % n];
-            for (int r : e.registerReads) {
-                if (lastWriter[r] >= 0) {
-                    edge(found, n, lastWriter[r], p, DependencyKind.RAW, resource(r));
+        List<Dependency> found = new ArrayList<>(10 * n + 4); // BHive averages 8 edges per instruction
+        int[] lastWriter = sc.lastWriter;
+        int[][] readers = sc.readers;
+        int[] readerCount = sc.readerCount;
+        MemoryAccess[] memory = new MemoryAccess[2 * memoryAccesses];
+        int memoryCount = 0;
+        try {
+            for (int p = 0; p < 2 * n; p++) {
+                Effects e = effects[p % n];
+                int consumerStart = found.size();
+                int reads = e.memoryReads.size();
+                int writes = e.memoryWrites.size();
+                // Stamp this instruction's memory accesses with the last write of their base and index
+                // registers before it: two same-expression accesses name one address only if no write of
+                // those registers falls between them.
+                for (int j = 0; j < reads; j++) {
+                    memory[memoryCount + j] = e.memoryReads.get(j).at(p, false, lastWriter);
                 }
-            }
-            for (int r : e.registerReads) {
-                if (readers[r] == null) {
-                    readers[r] = new int[4];
-                } else if (readerCount[r] == readers[r].length) {
-                    readers[r] = Arrays.copyOf(readers[r], readerCount[r] * 2);
+                for (int j = 0; j < writes; j++) {
+                    memory[memoryCount + reads + j] = e.memoryWrites.get(j).at(p, true, lastWriter);
                 }
-                readers[r][readerCount[r]++] = p;
-            }
-            for (int r : e.registerWrites) {
-                for (int k = 0; k < readerCount[r]; k++) {
-                    if (readers[r][k] != p) {
-                        edge(found, n, readers[r][k], p, DependencyKind.WAR, resource(r));
+                for (int r : e.registerReads) {
+                    sc.touch(r);
+                    if (lastWriter[r] >= 0) {
+                        edge(found, n, lastWriter[r], p, DependencyKind.RAW, r);
                     }
                 }
-                if (lastWriter[r] >= 0) {
-                    edge(found, n, lastWriter[r], p, DependencyKind.WAW, resource(r));
+                for (int r : e.registerReads) {
+                    if (readerCount[r] == readers[r].length) {
+                        readers[r] = Arrays.copyOf(readers[r], readerCount[r] * 2);
+                    }
+                    readers[r][readerCount[r]++] = p;
                 }
-                lastWriter[r] = p;
-                readerCount[r] = 0;
-            }
-            for (MemoryAccess a : e.memoryReads) {
-                for (int k = memory.size() - 1; k >= 0; k--) {
-                    MemoryAccess prior = memory.get(k);
-                    if (prior.write && prior.position != p && aliases(prior, a, p, effects, policy)) {
-                        edge(found, n, prior.position, p, DependencyKind.RAW, a.resource);
-                        break;
+                for (int r : e.registerWrites) {
+                    sc.touch(r);
+                    int[] rs = readers[r];
+                    for (int k = 0; k < readerCount[r]; k++) {
+                        if (rs[k] != p) {
+                            edge(found, n, rs[k], p, DependencyKind.WAR, r);
+                        }
+                    }
+                    if (lastWriter[r] >= 0) {
+                        edge(found, n, lastWriter[r], p, DependencyKind.WAW, r);
+                    }
+                    lastWriter[r] = p;
+                    readerCount[r] = 0;
+                }
+                // A read depends on the latest aliasing write; a write on the reads since the latest aliasing
+                // write, and on that write. Accesses of this same instruction are not its producers.
+                for (int j = 0; j < reads; j++) {
+                    MemoryAccess a = memory[memoryCount + j];
+                    for (int k = memoryCount - 1; k >= 0; k--) {
+                        MemoryAccess prior = memory[k];
+                        if (prior.write && aliases(prior, a, policy)) {
+                            memoryEdge(found, consumerStart, n, prior.position, p, DependencyKind.RAW, a.resource());
+                            break;
+                        }
                     }
                 }
-            }
-            for (MemoryAccess a : e.memoryReads) {
-                memory.add(a.at(p, false));
-            }
-            for (MemoryAccess a : e.memoryWrites) {
-                for (int k = memory.size() - 1; k >= 0; k--) {
-                    MemoryAccess prior = memory.get(k);
-                    if (prior.position == p || !aliases(prior, a, p, effects, policy)) {
-                        continue;
-                    }
-                    edge(found, n, prior.position, p, prior.write ? DependencyKind.WAW : DependencyKind.WAR,
-                            a.resource);
-                    if (prior.write) {
-                        break;
+                for (int j = 0; j < writes; j++) {
+                    MemoryAccess a = memory[memoryCount + reads + j];
+                    for (int k = memoryCount - 1; k >= 0; k--) {
+                        MemoryAccess prior = memory[k];
+                        if (!aliases(prior, a, policy)) {
+                            continue;
+                        }
+                        memoryEdge(found, consumerStart, n, prior.position, p,
+                                prior.write ? DependencyKind.WAW : DependencyKind.WAR, a.resource());
+                        if (prior.write) {
+                            break;
+                        }
                     }
                 }
+                memoryCount += reads + writes;
             }
-            for (MemoryAccess a : e.memoryWrites) {
-                memory.add(a.at(p, true));
-            }
+        } finally {
+            sc.reset();
         }
-        List<Dependency> sorted = new ArrayList<>(found);
-        sorted.sort(ORDER);
-        List<List<Resource>> reads = new ArrayList<>(n);
-        List<List<Resource>> writes = new ArrayList<>(n);
-        for (Effects e : effects) {
-            reads.add(e.readResources());
-            writes.add(e.writeResources());
-        }
-        return new DependencyGraph(n, policy, List.copyOf(sorted), List.copyOf(reads), List.copyOf(writes));
+        return new DependencyGraph(n, policy, Collections.unmodifiableList(found), effects);
     }
 
-    private static void edge(Set<Dependency> found, int n, int producer, int consumer, DependencyKind kind,
-                             Resource resource) {
+    private static void edge(List<Dependency> found, int n, int producer, int consumer, DependencyKind kind,
+                             int resourceId) {
         if (consumer < n) {
-            found.add(new Dependency(producer, consumer, kind, resource, false));
+            found.add(new Dependency(producer, consumer, kind, resource(resourceId), false));
         } else if (producer < n) {
-            found.add(new Dependency(producer, consumer - n, kind, resource, true));
+            found.add(new Dependency(producer, consumer - n, kind, resource(resourceId), true));
         }
         // Both in the second copy: a repeat of an edge within an iteration.
     }
 
-    /** Whether {@code prior} (at its position) and {@code current} (at {@code position}) may alias. */
-    private static boolean aliases(MemoryAccess prior, MemoryAccess current, int position, Effects[] effects,
-                                   MemoryPolicy policy) {
+    /** Memory edges can repeat (two operands of one instruction on one location); keep the first. */
+    private static void memoryEdge(List<Dependency> found, int consumerStart, int n, int producer, int consumer,
+                                   DependencyKind kind, Resource resource) {
+        if (consumer >= n && producer >= n) {
+            return;
+        }
+        boolean loop = consumer >= n;
+        Dependency d = new Dependency(producer, loop ? consumer - n : consumer, kind, resource, loop);
+        for (int k = consumerStart; k < found.size(); k++) {
+            if (found.get(k).equals(d)) {
+                return;
+            }
+        }
+        found.add(d);
+    }
+
+    /** Whether {@code prior} and the later access {@code current} may touch the same memory. */
+    private static boolean aliases(MemoryAccess prior, MemoryAccess current, MemoryPolicy policy) {
         if (policy == MemoryPolicy.ALL_ALIAS) {
             return true;
         }
-        if (!prior.resource.name().equals(current.resource.name())) {
+        if (!prior.sameExpression(current)) {
             return false;
         }
-        if (current.ripRelative) {
-            return true; // same absolute address, and code does not move between iterations
-        }
-        // The address is computed before the instruction's own writes, so the prior instruction's writes
-        // count (pop's [rsp] then rsp += 8) and the current one's do not.
-        int n = effects.length;
-        for (int q = prior.position; q < position; q++) {
-            int[] w = effects[q % n].registerWrites;
-            for (int r : w) {
-                if (r == current.baseId || r == current.indexId) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        // RIP-relative: the same absolute address, and code does not move between iterations. Otherwise the
+        // base and index must not have been written since (and including) the prior access: its address was
+        // computed before its own writes (pop's [rsp], then rsp += 8), the current one's likewise.
+        return current.ripRelative || current.addressVersion < prior.position;
     }
 
     private static Resource resource(int id) {
@@ -199,7 +241,7 @@ public final class DependencyGraph {
         return policy;
     }
 
-    /** All edges, sorted by consumer then producer. */
+    /** All edges: those within an iteration by consumer, then the loop-carried ones by consumer. */
     public List<Dependency> edges() {
         return edges;
     }
@@ -216,12 +258,12 @@ public final class DependencyGraph {
 
     /** What instruction {@code i} reads (registers by enclosing name, flag groups, memory). */
     public List<Resource> reads(int i) {
-        return reads.get(i);
+        return effects[Objects.checkIndex(i, size)].readResources();
     }
 
     /** What instruction {@code i} writes. */
     public List<Resource> writes(int i) {
-        return writes.get(i);
+        return effects[Objects.checkIndex(i, size)].writeResources();
     }
 
     @Override
@@ -229,27 +271,89 @@ public final class DependencyGraph {
         return edges.toString();
     }
 
-    /** A memory read or write of one instruction, with what alias checks need. */
+    /**
+     * A memory read or write of one instruction, with what alias checks need. Accesses compare by their
+     * address fields; the {@link Resource} (whose name is the address text) is built only when an edge or a
+     * caller needs it.
+     */
     private static final class MemoryAccess {
-        final Resource resource;
-        final int baseId;
-        final int indexId;
+        final Operand.MemoryOperand operand;
+        final MemoryPolicy policy;
+        /** For RIP-relative operands, the address as an offset from the block start; else unused. */
+        final long ripTarget;
         final boolean ripRelative;
+        /** Position in the two unrolled copies (-1 until stamped). */
         final int position;
         final boolean write;
+        /** Position of the last write of the base or index register before this access (-1: none). */
+        final int addressVersion;
+        /** The unstamped access this is a copy of (itself when unstamped); holds the cached resource. */
+        final MemoryAccess origin;
+        private Resource resource;
 
-        MemoryAccess(Resource resource, int baseId, int indexId, boolean ripRelative, int position, boolean write) {
-            this.resource = resource;
-            this.baseId = baseId;
-            this.indexId = indexId;
-            this.ripRelative = ripRelative;
+        MemoryAccess(Instruction insn, Operand.MemoryOperand operand, MemoryPolicy policy) {
+            this.operand = operand;
+            this.policy = policy;
+            this.ripRelative = operand.base().registerClass() == RegisterClass.IP;
+            this.ripTarget = ripRelative ? insn.offset() + insn.length() + operand.displacement() : 0;
+            this.position = -1;
+            this.write = false;
+            this.addressVersion = -1;
+            this.origin = this;
+        }
+
+        private MemoryAccess(MemoryAccess origin, int position, boolean write, int addressVersion) {
+            this.operand = origin.operand;
+            this.policy = origin.policy;
+            this.ripRelative = origin.ripRelative;
+            this.ripTarget = origin.ripTarget;
             this.position = position;
             this.write = write;
+            this.addressVersion = addressVersion;
+            this.origin = origin;
         }
 
-        MemoryAccess at(int p, boolean w) {
-            return new MemoryAccess(resource, baseId, indexId, ripRelative, p, w);
+        MemoryAccess at(int p, boolean w, int[] lastWriter) {
+            return new MemoryAccess(origin, p, w, Math.max(lastWriter[operand.base().enclosingId()],
+                    lastWriter[operand.index().enclosingId()]));
         }
+
+        /** Same address expression (same-expression policy), ignoring register versions. */
+        boolean sameExpression(MemoryAccess o) {
+            Operand.MemoryOperand a = operand;
+            Operand.MemoryOperand b = o.operand;
+            if (ripRelative || o.ripRelative) {
+                return ripRelative && o.ripRelative && ripTarget == o.ripTarget && a.segment() == b.segment();
+            }
+            return a.displacement() == b.displacement() && a.base() == b.base() && a.index() == b.index()
+                    && a.scale() == b.scale() && segmentOverride(a) == segmentOverride(b);
+        }
+
+        Resource resource() {
+            MemoryAccess o = origin;
+            if (o.resource == null) {
+                o.resource = memoryResource(operand, ripTarget, ripRelative, policy);
+            }
+            return o.resource;
+        }
+    }
+
+    /** fs or gs when the operand uses one (they change the address); otherwise NONE. */
+    private static Register segmentOverride(Operand.MemoryOperand m) {
+        String s = m.segment().name();
+        return s.equals("fs") || s.equals("gs") ? m.segment() : Register.NONE;
+    }
+
+    private static Resource memoryResource(Operand.MemoryOperand m, long ripTarget, boolean rip, MemoryPolicy policy) {
+        if (policy == MemoryPolicy.ALL_ALIAS) {
+            return Resource.MEMORY;
+        }
+        if (rip) {
+            Register seg = segmentOverride(m);
+            String prefix = seg.isPresent() ? seg.name() + ":" : "";
+            return new Resource(Resource.Kind.MEMORY, prefix + "[block+0x" + Long.toHexString(ripTarget) + "]");
+        }
+        return new Resource(Resource.Kind.MEMORY, m.addressText());
     }
 
     /** Resources one instruction reads and writes (register and flag resources as ids). */
@@ -267,13 +371,15 @@ public final class DependencyGraph {
             this.memoryWrites = memoryWrites;
         }
 
-        static Effects of(Instruction insn, MemoryPolicy policy) {
-            IntSet reads = new IntSet();
-            IntSet writes = new IntSet();
-            List<MemoryAccess> memReads = new ArrayList<>(1);
-            List<MemoryAccess> memWrites = new ArrayList<>(1);
+        static Effects of(Instruction insn, MemoryPolicy policy, IntSet reads, IntSet writes) {
+            reads.clear();
+            writes.clear();
+            List<MemoryAccess> memReads = List.of();
+            List<MemoryAccess> memWrites = List.of();
             boolean idiom = insn.idiom() != Idiom.NONE;
-            for (Operand o : insn.operands()) {
+            List<Operand> operands = insn.operands();
+            for (int k = 0, count = operands.size(); k < count; k++) {
+                Operand o = operands.get(k);
                 if (o instanceof Operand.RegisterOperand r) {
                     Register reg = r.register();
                     if (!tracked(reg)) {
@@ -287,15 +393,12 @@ public final class DependencyGraph {
                     }
                 } else if (o instanceof Operand.MemoryOperand m) {
                     addressReads(reads, m.segment(), m.base(), m.index());
-                    Resource res = memoryResource(insn, m, policy);
-                    boolean rip = m.base().registerClass() == RegisterClass.IP;
-                    MemoryAccess access = new MemoryAccess(res, m.base().enclosingId(), m.index().enclosingId(),
-                            rip, -1, false);
+                    MemoryAccess access = new MemoryAccess(insn, m, policy);
                     if (m.action().readsOldValue()) {
-                        memReads.add(access);
+                        memReads = append(memReads, access);
                     }
                     if (m.action().writes()) {
-                        memWrites.add(access);
+                        memWrites = append(memWrites, access);
                     }
                 } else if (o instanceof Operand.AddressOperand a) {
                     addressReads(reads, a.segment(), a.base(), a.index());
@@ -337,6 +440,15 @@ public final class DependencyGraph {
             }
         }
 
+        private static List<MemoryAccess> append(List<MemoryAccess> list, MemoryAccess a) {
+            if (list.isEmpty()) {
+                return List.of(a);
+            }
+            List<MemoryAccess> l = new ArrayList<>(list);
+            l.add(a);
+            return l;
+        }
+
         private static boolean shiftsByRegister(Instruction insn) {
             for (Operand o : insn.operands()) {
                 if (o instanceof Operand.RegisterOperand r && r.visibility() != Visibility.HIDDEN
@@ -363,7 +475,7 @@ public final class DependencyGraph {
         }
 
         private static void addressReads(IntSet reads, Register segment, Register base, Register index) {
-            if (segment.isPresent() && (segment.name().equals("fs") || segment.name().equals("gs"))) {
+            if (segment.isPresent() && RegisterResources.isFsOrGs(segment.id())) {
                 reads.add(segment.id());
             }
             if (tracked(base)) {
@@ -374,28 +486,9 @@ public final class DependencyGraph {
             }
         }
 
-        /**
-         * Flags go through the flag tables; RIP changes with every instruction anyway; the x87 status and tag
-         * words are bookkeeping that nearly every x87 instruction writes, and tracking them would chain all
-         * x87 code into one false WAW sequence.
-         */
+        /** See {@link RegisterResources#tracked(int)}. */
         private static boolean tracked(Register r) {
-            RegisterClass c = r.registerClass();
-            return r.isPresent() && c != RegisterClass.FLAGS && c != RegisterClass.IP
-                    && !r.name().equals("x87status") && !r.name().equals("x87tag");
-        }
-
-        private static Resource memoryResource(Instruction insn, Operand.MemoryOperand m, MemoryPolicy policy) {
-            if (policy == MemoryPolicy.ALL_ALIAS) {
-                return Resource.MEMORY;
-            }
-            if (m.base().registerClass() == RegisterClass.IP) {
-                long absolute = insn.offset() + insn.length() + m.displacement();
-                String seg = m.segment().name();
-                String prefix = seg.equals("fs") || seg.equals("gs") ? seg + ":" : "";
-                return new Resource(Resource.Kind.MEMORY, prefix + "[block+0x" + Long.toHexString(absolute) + "]");
-            }
-            return new Resource(Resource.Kind.MEMORY, m.addressText());
+            return RegisterResources.tracked(r.id());
         }
 
         List<Resource> readResources() {
@@ -412,8 +505,8 @@ public final class DependencyGraph {
                 out.add(resource(id));
             }
             for (MemoryAccess a : memory) {
-                if (!out.contains(a.resource)) {
-                    out.add(a.resource);
+                if (!out.contains(a.resource())) {
+                    out.add(a.resource());
                 }
             }
             return List.copyOf(out);
@@ -422,8 +515,12 @@ public final class DependencyGraph {
 
     /** A tiny insertion-ordered set of small ints (an instruction touches a handful of resources). */
     private static final class IntSet {
-        private int[] values = new int[8];
+        private int[] values = new int[16];
         private int count;
+
+        void clear() {
+            count = 0;
+        }
 
         void add(int v) {
             for (int i = 0; i < count; i++) {

@@ -36,7 +36,7 @@ public record Instruction(int offset, byte[] bytes, String mnemonic, Set<Prefix>
         }
         bytes = bytes.clone();
         Objects.requireNonNull(mnemonic, "mnemonic");
-        prefixes = Set.copyOf(prefixes);
+        prefixes = prefixes.isEmpty() ? Set.of() : Set.copyOf(prefixes);
         operands = List.copyOf(operands);
         Objects.requireNonNull(flagsRead, "flagsRead");
         Objects.requireNonNull(flagsWritten, "flagsWritten");

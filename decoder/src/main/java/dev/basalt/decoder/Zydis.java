@@ -132,6 +132,9 @@ final class Zydis {
         final long inputAddress = Pointer.nativeValue(input);
         final long outAddress = Pointer.nativeValue(out);
         final long textAddress = Pointer.nativeValue(text);
+        final InstructionCache cache = new InstructionCache();
+        /** Whether the block's bytes are already in {@link #input} (copied lazily, on the first cache miss). */
+        boolean inputLoaded;
     }
 
     private Zydis() {
@@ -246,6 +249,15 @@ final class Zydis {
 
     /** Decodes a whole block; bytes beyond {@code length} are never read. */
     List<Instruction> decode(byte[] bytes, int length) {
+        return decode(bytes, length, true);
+    }
+
+    /**
+     * Decodes a whole block. With {@code useCache}, an instruction whose bytes were decoded before on this
+     * thread is copied from the per-thread {@link InstructionCache} instead of decoded again (the result is
+     * identical: an x86 decoding depends only on the bytes it consumes).
+     */
+    List<Instruction> decode(byte[] bytes, int length, boolean useCache) {
         if (length == 0) {
             throw new DecodeException(0, "empty block: no bytes to decode");
         }
@@ -254,10 +266,22 @@ final class Zydis {
                     + MAX_BLOCK_BYTES + "-byte limit for one basic block");
         }
         Scratch s = scratch.get();
-        s.input.write(0, bytes, 0, length);
+        s.inputLoaded = false;
         List<Instruction> out = new ArrayList<>(Math.max(4, length / 4));
         int offset = 0;
         while (offset < length) {
+            if (useCache) {
+                Instruction cached = s.cache.lookup(bytes, offset, length);
+                if (cached != null) {
+                    out.add(cached);
+                    offset += cached.length();
+                    continue;
+                }
+            }
+            if (!s.inputLoaded) {
+                s.input.write(0, bytes, 0, length);
+                s.inputLoaded = true;
+            }
             int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress + offset,
                     length - offset, s.outAddress, s.outAddress + INSTRUCTION_SIZE);
             if ((status & STATUS_FAILURE_BIT) != 0) {
@@ -266,6 +290,9 @@ final class Zydis {
             int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
             s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
             Instruction insn = read(s.heap, bytes, offset, operandCount);
+            if (useCache) {
+                s.cache.store(insn);
+            }
             out.add(insn);
             offset += insn.length();
         }

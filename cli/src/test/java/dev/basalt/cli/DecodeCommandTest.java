@@ -1,0 +1,98 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DecodeCommandTest {
+
+    private record Result(int exit, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Basalt.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void quickStartBlock() {
+        Result r = run("decode", "4889de4889c24c89ff");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("mov rsi, rbx"), r.out());
+        assertTrue(r.out().contains("mov rdx, rax"), r.out());
+        assertTrue(r.out().contains("mov rdi, r15"), r.out());
+        assertTrue(r.out().contains("0 -> 0  WAW  rsi  (loop)"), r.out());
+        assertTrue(r.out().contains("dependencies (3,"), r.out());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void textShowsReadsWritesAndEdges() {
+        // mov rax,[rdi]; add rax,rcx; mov [rdi],rax
+        Result r = run("decode", "488b074801c8488907");
+        assertEquals(0, r.exit());
+        assertTrue(r.out().contains("add rax, rcx"), r.out());
+        assertTrue(r.out().contains("1 -> 2  RAW  rax"), r.out());
+        assertTrue(r.out().contains("2 -> 0  RAW  [rdi]  (loop)"), r.out());
+        assertTrue(r.out().contains("rax,CF,OSZAP"), r.out());
+    }
+
+    @Test
+    void jsonHasInstructionsAndDependencies() throws Exception {
+        Result r = run("decode", "--json", "488b074801c8488907", "31c0");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode root = new ObjectMapper().readTree(r.out());
+        assertEquals(2, root.size());
+        JsonNode first = root.get(0);
+        assertEquals("488b074801c8488907", first.get("hex").asText());
+        assertEquals(3, first.get("instructions").size());
+        assertEquals("mov rax, qword ptr [rdi]", first.get("instructions").get(0).get("text").asText());
+        assertEquals("ADD r64, r64", first.get("instructions").get(1).get("form").asText());
+        assertEquals(10, first.get("dependencies").size());
+        assertEquals("zero", root.get(1).get("instructions").get(0).get("idiom").asText());
+        assertEquals(0, root.get(1).get("instructions").get(0).get("reads").size());
+    }
+
+    @Test
+    void allAliasPolicy() throws Exception {
+        Result r = run("decode", "--json", "--memory", "all-alias", "4889442408488b5c2408488b4c2410");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode deps = new ObjectMapper().readTree(r.out()).get(0).get("dependencies");
+        assertEquals(7, deps.size());
+    }
+
+    @Test
+    void badInputExitsTwoWithOneLinePerBadBlockAndKeepsTheGoodOnes() {
+        Result r = run("decode", "4889d", "4889de", "0f0b0f");
+        assertEquals(2, r.exit());
+        String[] lines = r.err().strip().split("\n");
+        assertEquals(2, lines.length, r.err());
+        assertTrue(lines[0].contains("input 1 '4889d'") && lines[0].contains("byte offset 2"), lines[0]);
+        assertTrue(lines[1].contains("input 3 '0f0b0f'") && lines[1].contains("byte offset 2"), lines[1]);
+        assertFalse(r.err().contains("at dev.basalt"), "no stack trace without --debug");
+        assertTrue(r.out().contains("mov rsi, rbx"), "the good block is still printed");
+    }
+
+    @Test
+    void debugPrintsStackTrace() {
+        Result r = run("decode", "--debug", "zz");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("at dev.basalt"), r.err());
+    }
+
+    @Test
+    void usageErrorsExitTwo() {
+        assertEquals(2, run("decode").exit());
+        assertEquals(2, run("decode", "--memory", "sometimes", "90").exit());
+        assertEquals(2, run("no-such-command").exit());
+    }
+}

@@ -1,0 +1,42 @@
+package dev.basalt.decoder;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The per-thread instruction cache is an optimisation only: results are identical with and without it. */
+class InstructionCacheTest {
+
+    private static List<Object> everything(Instruction i) {
+        return List.of(i.offset(), i.hex(), i.mnemonic(), i.prefixes(), i.operands(), i.flagsRead(),
+                i.flagsWritten(), i.idiom(), i.isaSet(), i.isaExtension(), i.category(), i.form());
+    }
+
+    @Test
+    void cachedDecodingEqualsFreshDecoding() throws Exception {
+        List<String> blocks = new java.util.ArrayList<>(TestBlocks.bhiveSample());
+        // Twice, so that the second pass is served from the cache.
+        blocks.addAll(TestBlocks.bhiveSample());
+        int instructions = 0;
+        for (String hex : blocks) {
+            byte[] bytes = Hex.parse(hex);
+            List<Instruction> fresh = Zydis.get().decode(bytes, bytes.length, false);
+            List<Instruction> cached = Zydis.get().decode(bytes, bytes.length, true);
+            assertEquals(fresh.size(), cached.size(), hex);
+            for (int k = 0; k < fresh.size(); k++) {
+                assertEquals(everything(fresh.get(k)), everything(cached.get(k)), hex);
+            }
+            instructions += fresh.size();
+        }
+        assertTrue(instructions > 10_000, "compared " + instructions + " instructions");
+    }
+
+    @Test
+    void sameBytesAtDifferentOffsetsKeepTheirOwnOffset() {
+        BasicBlock b = BasicBlock.fromHex("4889de4889de4889de");
+        assertEquals(List.of(0, 3, 6), b.instructions().stream().map(Instruction::offset).toList());
+    }
+}
