@@ -86,7 +86,7 @@ public final class BasicBlock {
     public DependencyGraph dependencyGraph() {
         DependencyGraph g = graph;
         if (g == null) {
-            g = DependencyGraph.of(instructions, MemoryPolicy.SAME_EXPRESSION);
+            g = DependencyGraph.build(instructions, MemoryPolicy.SAME_EXPRESSION);
             graph = g; // benign race: every thread builds an equal graph
         }
         return g;
@@ -94,7 +94,7 @@ public final class BasicBlock {
 
     /** The dependency graph under the given memory policy (built on each call for the non-default policy). */
     public DependencyGraph dependencyGraph(MemoryPolicy policy) {
-        return policy == MemoryPolicy.SAME_EXPRESSION ? dependencyGraph() : DependencyGraph.of(instructions, policy);
+        return policy == MemoryPolicy.SAME_EXPRESSION ? dependencyGraph() : DependencyGraph.build(instructions, policy);
     }
 
     @Override

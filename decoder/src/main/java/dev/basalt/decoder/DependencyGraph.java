@@ -1,11 +1,11 @@
 package dev.basalt.decoder;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
+import java.util.RandomAccess;
 
 /**
  * The data dependencies of a basic block that runs in a loop.
@@ -32,47 +32,117 @@ import java.util.Set;
  */
 public final class DependencyGraph {
 
-    private static final int RSI = 59; // Zydis register ids (checked by DependencyGraphTest)
-    private static final int RDI = 60;
-    private static final int CF = 300;
-    private static final int OSZAP = 301;
-    private static final int DF = 302;
-    private static final int SYSFLAGS = 303;
-    private static final int RESOURCE_IDS = 304;
-    private static final Resource[] FLAG_RESOURCES = {
-        new Resource(Resource.Kind.FLAGS, "CF"), new Resource(Resource.Kind.FLAGS, "OSZAP"),
-        new Resource(Resource.Kind.FLAGS, "DF"), new Resource(Resource.Kind.FLAGS, "SYSFLAGS")};
-    private static final int OSZAP_BITS = FlagSet.of(CpuFlag.OF, CpuFlag.SF, CpuFlag.ZF, CpuFlag.AF, CpuFlag.PF).bits();
-    private static final int SYS_BITS = FlagSet.of(CpuFlag.TF, CpuFlag.IF, CpuFlag.IOPL, CpuFlag.NT, CpuFlag.RF,
-            CpuFlag.VM, CpuFlag.AC, CpuFlag.VIF, CpuFlag.VIP, CpuFlag.ID).bits();
-    private static final Set<String> SHIFTS = Set.of("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr",
-            "shld", "shrd");
+    // An edge packed in a long: producer (bits 0-15), consumer (16-31), kind (32-33), loop-carried (34),
+    // resource (35-63: a register/flag id below RESOURCE_IDS, or RESOURCE_IDS + index into memory[]).
+    // Blocks have at most 16,384 instructions (16 KiB of code), so 16 bits per index suffice.
+    private static final int CONSUMER_SHIFT = 16;
+    private static final int KIND_SHIFT = 32;
+    private static final int LOOP_SHIFT = 34;
+    private static final int RESOURCE_SHIFT = 35;
+    private static final DependencyKind[] KINDS = DependencyKind.values();
 
-    private final int size;
+    private final List<Instruction> instructions;
     private final MemoryPolicy policy;
-    private final List<Dependency> edges;
-    private final Effects[] effects;
+    private final long[] packed;
+    private final MemoryAccess[] memory;
+    private final List<Dependency> edges = new EdgeList();
 
-    private DependencyGraph(int size, MemoryPolicy policy, List<Dependency> edges, Effects[] effects) {
-        this.size = size;
+    private DependencyGraph(List<Instruction> instructions, MemoryPolicy policy, long[] packed,
+                            MemoryAccess[] memory) {
+        this.instructions = instructions;
         this.policy = policy;
-        this.edges = edges;
-        this.effects = effects;
+        this.packed = packed;
+        this.memory = memory;
     }
 
-    /** Per-thread working arrays, indexed by resource id and reset after each graph (no per-graph allocation). */
-    private static final class Scratch {
-        final int[] lastWriter = new int[RESOURCE_IDS];
-        final int[][] readers = new int[RESOURCE_IDS][4];
-        final int[] readerCount = new int[RESOURCE_IDS];
-        final int[] touched = new int[RESOURCE_IDS];
-        final boolean[] isTouched = new boolean[RESOURCE_IDS];
-        final IntSet reads = new IntSet();
-        final IntSet writes = new IntSet();
+    /**
+     * Per-thread working storage, so that building a graph allocates little more than its result: the
+     * effects of the block's instructions (flat arrays), the memory accesses of the two unrolled copies, the
+     * last writer and readers of every register/flag resource (reset after each graph), and the edge buffer.
+     * Static because it is scratch space, never state: nothing in it outlives one call of {@link #of}.
+     */
+    private static final class Scratch implements InstructionEffects.Sink {
+        final InstructionEffects.IntSet reads = new InstructionEffects.IntSet();
+        final InstructionEffects.IntSet writes = new InstructionEffects.IntSet();
+        // Effects of instruction i: register reads regs[readStart[i] .. writeStart[i]), writes
+        // regs[writeStart[i] .. readStart[i + 1]); memory accesses mem[memStart[i] .. memStart[i + 1]).
+        int[] regs = new int[256];
+        int[] readStart = new int[64];
+        int[] writeStart = new int[64];
+        int[] memStart = new int[64];
+        MemoryAccess[] mem = new MemoryAccess[32];
+        boolean[] memReads = new boolean[32];
+        boolean[] memWrites = new boolean[32];
+        int regCount;
+        int memCount;
+        // Memory accesses in unrolled order: which access, its position, the last write of its address
+        // registers before it, and whether this entry is the write (an access can be read and written).
+        int[] stampAccess = new int[64];
+        int[] stampPosition = new int[64];
+        int[] stampVersion = new int[64];
+        boolean[] stampWrite = new boolean[64];
+        long[] edges = new long[256];
+        int edgeCount;
+        final int[] lastWriter = new int[InstructionEffects.RESOURCE_IDS];
+        final int[][] readers = new int[InstructionEffects.RESOURCE_IDS][4];
+        final int[] readerCount = new int[InstructionEffects.RESOURCE_IDS];
+        final int[] touched = new int[InstructionEffects.RESOURCE_IDS];
+        final boolean[] isTouched = new boolean[InstructionEffects.RESOURCE_IDS];
         int touchedCount;
 
         Scratch() {
             Arrays.fill(lastWriter, -1);
+        }
+
+        @Override
+        public void memory(MemoryAccess access, boolean reads, boolean writes) {
+            if (memCount == mem.length) {
+                mem = Arrays.copyOf(mem, memCount * 2);
+                memReads = Arrays.copyOf(memReads, memCount * 2);
+                memWrites = Arrays.copyOf(memWrites, memCount * 2);
+            }
+            mem[memCount] = access;
+            memReads[memCount] = reads;
+            memWrites[memCount] = writes;
+            memCount++;
+        }
+
+        void effects(List<Instruction> instructions, MemoryPolicy policy) {
+            int n = instructions.size();
+            if (readStart.length < n + 1) {
+                readStart = new int[2 * n + 1];
+                writeStart = new int[2 * n + 1];
+                memStart = new int[2 * n + 1];
+            }
+            regCount = 0;
+            memCount = 0;
+            for (int i = 0; i < n; i++) {
+                memStart[i] = memCount;
+                InstructionEffects.compute(instructions.get(i), policy, reads, writes, this);
+                if (regCount + reads.size() + writes.size() > regs.length) {
+                    regs = Arrays.copyOf(regs, 2 * (regCount + reads.size() + writes.size()));
+                }
+                readStart[i] = regCount;
+                for (int k = 0; k < reads.size(); k++) {
+                    regs[regCount++] = reads.get(k);
+                }
+                writeStart[i] = regCount;
+                for (int k = 0; k < writes.size(); k++) {
+                    regs[regCount++] = writes.get(k);
+                }
+            }
+            readStart[n] = regCount;
+            memStart[n] = memCount;
+            int stamps = 0;
+            for (int k = 0; k < memCount; k++) {
+                stamps += (memReads[k] ? 1 : 0) + (memWrites[k] ? 1 : 0);
+            }
+            if (stampAccess.length < 2 * stamps) {
+                stampAccess = new int[4 * stamps];
+                stampPosition = new int[4 * stamps];
+                stampVersion = new int[4 * stamps];
+                stampWrite = new boolean[4 * stamps];
+            }
         }
 
         void touch(int r) {
@@ -80,6 +150,13 @@ public final class DependencyGraph {
                 isTouched[r] = true;
                 touched[touchedCount++] = r;
             }
+        }
+
+        void addEdge(long e) {
+            if (edgeCount == edges.length) {
+                edges = Arrays.copyOf(edges, edgeCount * 2);
+            }
+            edges[edgeCount++] = e;
         }
 
         void reset() {
@@ -90,6 +167,8 @@ public final class DependencyGraph {
                 isTouched[r] = false;
             }
             touchedCount = 0;
+            edgeCount = 0;
+            Arrays.fill(mem, 0, memCount, null);
         }
     }
 
@@ -97,143 +176,167 @@ public final class DependencyGraph {
 
     /** Builds the graph of the given instructions (in block order) under the given memory policy. */
     public static DependencyGraph of(List<Instruction> instructions, MemoryPolicy policy) {
+        return build(List.copyOf(instructions), policy);
+    }
+
+    /** Builds the graph of an immutable instruction list (a block's own list needs no copy). */
+    static DependencyGraph build(List<Instruction> insns, MemoryPolicy policy) {
         Objects.requireNonNull(policy, "policy");
-        int n = instructions.size();
-        Effects[] effects = new Effects[n];
-        int memoryAccesses = 0;
+        int n = insns.size();
         Scratch sc = SCRATCH.get();
-        for (int i = 0; i < n; i++) {
-            effects[i] = Effects.of(instructions.get(i), policy, sc.reads, sc.writes);
-            memoryAccesses += effects[i].memoryReads.size() + effects[i].memoryWrites.size();
-        }
-        List<Dependency> found = new ArrayList<>(10 * n + 4); // BHive averages 8 edges per instruction
-        int[] lastWriter = sc.lastWriter;
-        int[][] readers = sc.readers;
-        int[] readerCount = sc.readerCount;
-        MemoryAccess[] memory = new MemoryAccess[2 * memoryAccesses];
-        int memoryCount = 0;
         try {
+            sc.effects(insns, policy);
+            int[] regs = sc.regs;
+            int[] lastWriter = sc.lastWriter;
+            int[][] readers = sc.readers;
+            int[] readerCount = sc.readerCount;
+            int stamped = 0;
             for (int p = 0; p < 2 * n; p++) {
-                Effects e = effects[p % n];
-                int consumerStart = found.size();
-                int reads = e.memoryReads.size();
-                int writes = e.memoryWrites.size();
+                int i = p % n;
                 // Stamp this instruction's memory accesses with the last write of their base and index
                 // registers before it: two same-expression accesses name one address only if no write of
                 // those registers falls between them.
-                for (int j = 0; j < reads; j++) {
-                    memory[memoryCount + j] = e.memoryReads.get(j).at(p, false, lastWriter);
-                }
-                for (int j = 0; j < writes; j++) {
-                    memory[memoryCount + reads + j] = e.memoryWrites.get(j).at(p, true, lastWriter);
-                }
-                for (int r : e.registerReads) {
-                    sc.touch(r);
-                    if (lastWriter[r] >= 0) {
-                        edge(found, n, lastWriter[r], p, DependencyKind.RAW, r);
+                int firstStamp = stamped;
+                for (int m = sc.memStart[i]; m < sc.memStart[i + 1]; m++) {
+                    int version = Math.max(lastWriter[sc.mem[m].baseId()], lastWriter[sc.mem[m].indexId()]);
+                    if (sc.memReads[m]) {
+                        stamp(sc, stamped++, m, p, version, false);
+                    }
+                    if (sc.memWrites[m]) {
+                        stamp(sc, stamped++, m, p, version, true);
                     }
                 }
-                for (int r : e.registerReads) {
+                for (int k = sc.readStart[i]; k < sc.writeStart[i]; k++) {
+                    int r = regs[k];
+                    sc.touch(r);
+                    if (lastWriter[r] >= 0) {
+                        edge(sc, n, lastWriter[r], p, DependencyKind.RAW, r);
+                    }
+                }
+                for (int k = sc.readStart[i]; k < sc.writeStart[i]; k++) {
+                    int r = regs[k];
                     if (readerCount[r] == readers[r].length) {
                         readers[r] = Arrays.copyOf(readers[r], readerCount[r] * 2);
                     }
                     readers[r][readerCount[r]++] = p;
                 }
-                for (int r : e.registerWrites) {
+                for (int k = sc.writeStart[i]; k < sc.readStart[i + 1]; k++) {
+                    int r = regs[k];
                     sc.touch(r);
                     int[] rs = readers[r];
-                    for (int k = 0; k < readerCount[r]; k++) {
-                        if (rs[k] != p) {
-                            edge(found, n, rs[k], p, DependencyKind.WAR, r);
+                    for (int q = 0; q < readerCount[r]; q++) {
+                        if (rs[q] != p) {
+                            edge(sc, n, rs[q], p, DependencyKind.WAR, r);
                         }
                     }
                     if (lastWriter[r] >= 0) {
-                        edge(found, n, lastWriter[r], p, DependencyKind.WAW, r);
+                        edge(sc, n, lastWriter[r], p, DependencyKind.WAW, r);
                     }
                     lastWriter[r] = p;
                     readerCount[r] = 0;
                 }
                 // A read depends on the latest aliasing write; a write on the reads since the latest aliasing
-                // write, and on that write. Accesses of this same instruction are not its producers.
-                for (int j = 0; j < reads; j++) {
-                    MemoryAccess a = memory[memoryCount + j];
-                    for (int k = memoryCount - 1; k >= 0; k--) {
-                        MemoryAccess prior = memory[k];
-                        if (prior.write && aliases(prior, a, policy)) {
-                            memoryEdge(found, consumerStart, n, prior.position, p, DependencyKind.RAW, a.resource());
-                            break;
-                        }
-                    }
-                }
-                for (int j = 0; j < writes; j++) {
-                    MemoryAccess a = memory[memoryCount + reads + j];
-                    for (int k = memoryCount - 1; k >= 0; k--) {
-                        MemoryAccess prior = memory[k];
-                        if (!aliases(prior, a, policy)) {
+                // write, and on that write. This instruction's own accesses are not its producers.
+                int memoryEdgesStart = sc.edgeCount;
+                for (int s = firstStamp; s < stamped; s++) {
+                    boolean write = sc.stampWrite[s];
+                    for (int k = firstStamp - 1; k >= 0; k--) {
+                        if (!write && !sc.stampWrite[k] || !aliases(sc, k, s, policy)) {
                             continue;
                         }
-                        memoryEdge(found, consumerStart, n, prior.position, p,
-                                prior.write ? DependencyKind.WAW : DependencyKind.WAR, a.resource());
-                        if (prior.write) {
+                        DependencyKind kind = !write ? DependencyKind.RAW
+                                : sc.stampWrite[k] ? DependencyKind.WAW : DependencyKind.WAR;
+                        memoryEdge(sc, memoryEdgesStart, n, sc.stampPosition[k], p, kind, sc.stampAccess[s]);
+                        if (sc.stampWrite[k]) {
                             break;
                         }
                     }
                 }
-                memoryCount += reads + writes;
             }
+            MemoryAccess[] memory = sc.memCount == 0 ? NO_MEMORY : Arrays.copyOf(sc.mem, sc.memCount);
+            return new DependencyGraph(insns, policy, Arrays.copyOf(sc.edges, sc.edgeCount), memory);
         } finally {
             sc.reset();
         }
-        return new DependencyGraph(n, policy, Collections.unmodifiableList(found), effects);
     }
 
-    private static void edge(List<Dependency> found, int n, int producer, int consumer, DependencyKind kind,
-                             int resourceId) {
+    private static final MemoryAccess[] NO_MEMORY = {};
+
+    private static void stamp(Scratch sc, int s, int access, int position, int version, boolean write) {
+        sc.stampAccess[s] = access;
+        sc.stampPosition[s] = position;
+        sc.stampVersion[s] = version;
+        sc.stampWrite[s] = write;
+    }
+
+    private static long pack(int producer, int consumer, DependencyKind kind, boolean loop, int resource) {
+        return producer | (long) consumer << CONSUMER_SHIFT | (long) kind.ordinal() << KIND_SHIFT
+                | (loop ? 1L : 0L) << LOOP_SHIFT | (long) resource << RESOURCE_SHIFT;
+    }
+
+    private static void edge(Scratch sc, int n, int producer, int consumer, DependencyKind kind, int resource) {
         if (consumer < n) {
-            found.add(new Dependency(producer, consumer, kind, resource(resourceId), false));
+            sc.addEdge(pack(producer, consumer, kind, false, resource));
         } else if (producer < n) {
-            found.add(new Dependency(producer, consumer - n, kind, resource(resourceId), true));
+            sc.addEdge(pack(producer, consumer - n, kind, true, resource));
         }
         // Both in the second copy: a repeat of an edge within an iteration.
     }
 
     /** Memory edges can repeat (two operands of one instruction on one location); keep the first. */
-    private static void memoryEdge(List<Dependency> found, int consumerStart, int n, int producer, int consumer,
-                                   DependencyKind kind, Resource resource) {
+    private static void memoryEdge(Scratch sc, int memoryEdgesStart, int n, int producer, int consumer,
+                                   DependencyKind kind, int access) {
         if (consumer >= n && producer >= n) {
             return;
         }
         boolean loop = consumer >= n;
-        Dependency d = new Dependency(producer, loop ? consumer - n : consumer, kind, resource, loop);
-        for (int k = consumerStart; k < found.size(); k++) {
-            if (found.get(k).equals(d)) {
+        int resource = InstructionEffects.RESOURCE_IDS + access;
+        long e = pack(producer, loop ? consumer - n : consumer, kind, loop, resource);
+        for (int k = memoryEdgesStart; k < sc.edgeCount; k++) {
+            long other = sc.edges[k];
+            if ((other & ((1L << RESOURCE_SHIFT) - 1)) == (e & ((1L << RESOURCE_SHIFT) - 1))
+                    && sameResource(sc, other, e)) {
                 return;
             }
         }
-        found.add(d);
+        sc.addEdge(e);
     }
 
-    /** Whether {@code prior} and the later access {@code current} may touch the same memory. */
-    private static boolean aliases(MemoryAccess prior, MemoryAccess current, MemoryPolicy policy) {
+    private static boolean sameResource(Scratch sc, long a, long b) {
+        int ra = (int) (a >>> RESOURCE_SHIFT);
+        int rb = (int) (b >>> RESOURCE_SHIFT);
+        if (ra < InstructionEffects.RESOURCE_IDS || rb < InstructionEffects.RESOURCE_IDS) {
+            return ra == rb;
+        }
+        MemoryAccess x = sc.mem[ra - InstructionEffects.RESOURCE_IDS];
+        MemoryAccess y = sc.mem[rb - InstructionEffects.RESOURCE_IDS];
+        return x.policy == MemoryPolicy.ALL_ALIAS || x.sameExpression(y);
+    }
+
+    /** Whether stamped access {@code prior} and the later stamped access {@code current} may alias. */
+    private static boolean aliases(Scratch sc, int prior, int current, MemoryPolicy policy) {
         if (policy == MemoryPolicy.ALL_ALIAS) {
             return true;
         }
-        if (!prior.sameExpression(current)) {
+        MemoryAccess a = sc.mem[sc.stampAccess[prior]];
+        MemoryAccess b = sc.mem[sc.stampAccess[current]];
+        if (!a.sameExpression(b)) {
             return false;
         }
         // RIP-relative: the same absolute address, and code does not move between iterations. Otherwise the
         // base and index must not have been written since (and including) the prior access: its address was
         // computed before its own writes (pop's [rsp], then rsp += 8), the current one's likewise.
-        return current.ripRelative || current.addressVersion < prior.position;
+        return b.ripRelative || sc.stampVersion[current] < sc.stampPosition[prior];
     }
 
-    private static Resource resource(int id) {
-        return id >= CF ? FLAG_RESOURCES[id - CF] : RegisterResources.of(id);
+    private Resource resourceOf(int id) {
+        return id < InstructionEffects.RESOURCE_IDS ? InstructionEffects.resource(id)
+                : memory[id - InstructionEffects.RESOURCE_IDS].resource();
     }
 
     /** Number of instructions. */
     public int size() {
-        return size;
+        return instructions.size();
     }
 
     /** The memory policy the graph was built with. */
@@ -241,9 +344,17 @@ public final class DependencyGraph {
         return policy;
     }
 
-    /** All edges: those within an iteration by consumer, then the loop-carried ones by consumer. */
+    /**
+     * All edges: those within an iteration by consumer, then the loop-carried ones by consumer. The list is
+     * a view over a packed array; its {@link Dependency} values are made on access.
+     */
     public List<Dependency> edges() {
         return edges;
+    }
+
+    /** Number of edges (without materialising them). */
+    public int edgeCount() {
+        return packed.length;
     }
 
     /** Edges of one kind. */
@@ -253,17 +364,37 @@ public final class DependencyGraph {
 
     /** Edges into instruction {@code i}. */
     public List<Dependency> incoming(int i) {
+        Objects.checkIndex(i, size());
         return edges.stream().filter(d -> d.consumer() == i).toList();
     }
 
     /** What instruction {@code i} reads (registers by enclosing name, flag groups, memory). */
     public List<Resource> reads(int i) {
-        return effects[Objects.checkIndex(i, size)].readResources();
+        return resources(i, true);
     }
 
     /** What instruction {@code i} writes. */
     public List<Resource> writes(int i) {
-        return effects[Objects.checkIndex(i, size)].writeResources();
+        return resources(i, false);
+    }
+
+    private List<Resource> resources(int i, boolean reads) {
+        Instruction insn = instructions.get(Objects.checkIndex(i, size()));
+        InstructionEffects.IntSet r = new InstructionEffects.IntSet();
+        InstructionEffects.IntSet w = new InstructionEffects.IntSet();
+        List<Resource> out = new ArrayList<>();
+        List<Resource> mem = new ArrayList<>();
+        InstructionEffects.compute(insn, policy, r, w, (access, read, write) -> {
+            if ((reads ? read : write) && !mem.contains(access.resource())) {
+                mem.add(access.resource());
+            }
+        });
+        InstructionEffects.IntSet ids = reads ? r : w;
+        for (int k = 0; k < ids.size(); k++) {
+            out.add(InstructionEffects.resource(ids.get(k)));
+        }
+        out.addAll(mem);
+        return List.copyOf(out);
     }
 
     @Override
@@ -271,271 +402,19 @@ public final class DependencyGraph {
         return edges.toString();
     }
 
-    /**
-     * A memory read or write of one instruction, with what alias checks need. Accesses compare by their
-     * address fields; the {@link Resource} (whose name is the address text) is built only when an edge or a
-     * caller needs it.
-     */
-    private static final class MemoryAccess {
-        final Operand.MemoryOperand operand;
-        final MemoryPolicy policy;
-        /** For RIP-relative operands, the address as an offset from the block start; else unused. */
-        final long ripTarget;
-        final boolean ripRelative;
-        /** Position in the two unrolled copies (-1 until stamped). */
-        final int position;
-        final boolean write;
-        /** Position of the last write of the base or index register before this access (-1: none). */
-        final int addressVersion;
-        /** The unstamped access this is a copy of (itself when unstamped); holds the cached resource. */
-        final MemoryAccess origin;
-        private Resource resource;
-
-        MemoryAccess(Instruction insn, Operand.MemoryOperand operand, MemoryPolicy policy) {
-            this.operand = operand;
-            this.policy = policy;
-            this.ripRelative = operand.base().registerClass() == RegisterClass.IP;
-            this.ripTarget = ripRelative ? insn.offset() + insn.length() + operand.displacement() : 0;
-            this.position = -1;
-            this.write = false;
-            this.addressVersion = -1;
-            this.origin = this;
+    /** The edges as an immutable random-access list view. */
+    private final class EdgeList extends AbstractList<Dependency> implements RandomAccess {
+        @Override
+        public Dependency get(int index) {
+            long e = packed[Objects.checkIndex(index, packed.length)];
+            return new Dependency((int) (e & 0xffff), (int) ((e >>> CONSUMER_SHIFT) & 0xffff),
+                    KINDS[(int) ((e >>> KIND_SHIFT) & 3)], resourceOf((int) (e >>> RESOURCE_SHIFT)),
+                    ((e >>> LOOP_SHIFT) & 1) != 0);
         }
 
-        private MemoryAccess(MemoryAccess origin, int position, boolean write, int addressVersion) {
-            this.operand = origin.operand;
-            this.policy = origin.policy;
-            this.ripRelative = origin.ripRelative;
-            this.ripTarget = origin.ripTarget;
-            this.position = position;
-            this.write = write;
-            this.addressVersion = addressVersion;
-            this.origin = origin;
-        }
-
-        MemoryAccess at(int p, boolean w, int[] lastWriter) {
-            return new MemoryAccess(origin, p, w, Math.max(lastWriter[operand.base().enclosingId()],
-                    lastWriter[operand.index().enclosingId()]));
-        }
-
-        /** Same address expression (same-expression policy), ignoring register versions. */
-        boolean sameExpression(MemoryAccess o) {
-            Operand.MemoryOperand a = operand;
-            Operand.MemoryOperand b = o.operand;
-            if (ripRelative || o.ripRelative) {
-                return ripRelative && o.ripRelative && ripTarget == o.ripTarget && a.segment() == b.segment();
-            }
-            return a.displacement() == b.displacement() && a.base() == b.base() && a.index() == b.index()
-                    && a.scale() == b.scale() && segmentOverride(a) == segmentOverride(b);
-        }
-
-        Resource resource() {
-            MemoryAccess o = origin;
-            if (o.resource == null) {
-                o.resource = memoryResource(operand, ripTarget, ripRelative, policy);
-            }
-            return o.resource;
-        }
-    }
-
-    /** fs or gs when the operand uses one (they change the address); otherwise NONE. */
-    private static Register segmentOverride(Operand.MemoryOperand m) {
-        String s = m.segment().name();
-        return s.equals("fs") || s.equals("gs") ? m.segment() : Register.NONE;
-    }
-
-    private static Resource memoryResource(Operand.MemoryOperand m, long ripTarget, boolean rip, MemoryPolicy policy) {
-        if (policy == MemoryPolicy.ALL_ALIAS) {
-            return Resource.MEMORY;
-        }
-        if (rip) {
-            Register seg = segmentOverride(m);
-            String prefix = seg.isPresent() ? seg.name() + ":" : "";
-            return new Resource(Resource.Kind.MEMORY, prefix + "[block+0x" + Long.toHexString(ripTarget) + "]");
-        }
-        return new Resource(Resource.Kind.MEMORY, m.addressText());
-    }
-
-    /** Resources one instruction reads and writes (register and flag resources as ids). */
-    private static final class Effects {
-        final int[] registerReads;
-        final int[] registerWrites;
-        final List<MemoryAccess> memoryReads;
-        final List<MemoryAccess> memoryWrites;
-
-        private Effects(int[] registerReads, int[] registerWrites, List<MemoryAccess> memoryReads,
-                        List<MemoryAccess> memoryWrites) {
-            this.registerReads = registerReads;
-            this.registerWrites = registerWrites;
-            this.memoryReads = memoryReads;
-            this.memoryWrites = memoryWrites;
-        }
-
-        static Effects of(Instruction insn, MemoryPolicy policy, IntSet reads, IntSet writes) {
-            reads.clear();
-            writes.clear();
-            List<MemoryAccess> memReads = List.of();
-            List<MemoryAccess> memWrites = List.of();
-            boolean idiom = insn.idiom() != Idiom.NONE;
-            List<Operand> operands = insn.operands();
-            for (int k = 0, count = operands.size(); k < count; k++) {
-                Operand o = operands.get(k);
-                if (o instanceof Operand.RegisterOperand r) {
-                    Register reg = r.register();
-                    if (!tracked(reg)) {
-                        continue;
-                    }
-                    if (!idiom && (r.action().readsOldValue() || (r.action().writes() && reg.isPartialWrite()))) {
-                        reads.add(reg.enclosingId());
-                    }
-                    if (r.action().writes()) {
-                        writes.add(reg.enclosingId());
-                    }
-                } else if (o instanceof Operand.MemoryOperand m) {
-                    addressReads(reads, m.segment(), m.base(), m.index());
-                    MemoryAccess access = new MemoryAccess(insn, m, policy);
-                    if (m.action().readsOldValue()) {
-                        memReads = append(memReads, access);
-                    }
-                    if (m.action().writes()) {
-                        memWrites = append(memWrites, access);
-                    }
-                } else if (o instanceof Operand.AddressOperand a) {
-                    addressReads(reads, a.segment(), a.base(), a.index());
-                }
-            }
-            stringPointers(insn, reads, writes);
-            int flagsRead = insn.flagsRead().bits();
-            int flagsWritten = insn.flagsWritten().bits();
-            if (SHIFTS.contains(insn.mnemonic()) && shiftsByRegister(insn)) {
-                flagsRead |= flagsWritten;
-            }
-            if (!idiom) {
-                addFlags(reads, flagsRead);
-            }
-            addFlags(writes, flagsWritten);
-            return new Effects(reads.toArray(), writes.toArray(), memReads, memWrites);
-        }
-
-        /**
-         * String instructions advance their pointer registers. Zydis 4.0 lists that for {@code movs} and
-         * {@code stos} but not for {@code cmps}, {@code scas} and {@code lods}; add what is missing.
-         */
-        private static void stringPointers(Instruction insn, IntSet reads, IntSet writes) {
-            if (!insn.category().equals("STRINGOP")) {
-                return;
-            }
-            String m = insn.mnemonic();
-            boolean source = m.startsWith("movs") || m.startsWith("cmps") || m.startsWith("lods")
-                    || m.startsWith("outs");
-            boolean destination = m.startsWith("movs") || m.startsWith("cmps") || m.startsWith("stos")
-                    || m.startsWith("scas") || m.startsWith("ins");
-            if (source) {
-                reads.add(RSI);
-                writes.add(RSI);
-            }
-            if (destination) {
-                reads.add(RDI);
-                writes.add(RDI);
-            }
-        }
-
-        private static List<MemoryAccess> append(List<MemoryAccess> list, MemoryAccess a) {
-            if (list.isEmpty()) {
-                return List.of(a);
-            }
-            List<MemoryAccess> l = new ArrayList<>(list);
-            l.add(a);
-            return l;
-        }
-
-        private static boolean shiftsByRegister(Instruction insn) {
-            for (Operand o : insn.operands()) {
-                if (o instanceof Operand.RegisterOperand r && r.visibility() != Visibility.HIDDEN
-                        && r.register().name().equals("cl")) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private static void addFlags(IntSet set, int bits) {
-            if ((bits & CpuFlag.CF.mask()) != 0) {
-                set.add(CF);
-            }
-            if ((bits & OSZAP_BITS) != 0) {
-                set.add(OSZAP);
-            }
-            if ((bits & CpuFlag.DF.mask()) != 0) {
-                set.add(DF);
-            }
-            if ((bits & SYS_BITS) != 0) {
-                set.add(SYSFLAGS);
-            }
-        }
-
-        private static void addressReads(IntSet reads, Register segment, Register base, Register index) {
-            if (segment.isPresent() && RegisterResources.isFsOrGs(segment.id())) {
-                reads.add(segment.id());
-            }
-            if (tracked(base)) {
-                reads.add(base.enclosingId());
-            }
-            if (tracked(index)) {
-                reads.add(index.enclosingId());
-            }
-        }
-
-        /** See {@link RegisterResources#tracked(int)}. */
-        private static boolean tracked(Register r) {
-            return RegisterResources.tracked(r.id());
-        }
-
-        List<Resource> readResources() {
-            return resources(registerReads, memoryReads);
-        }
-
-        List<Resource> writeResources() {
-            return resources(registerWrites, memoryWrites);
-        }
-
-        private static List<Resource> resources(int[] ids, List<MemoryAccess> memory) {
-            List<Resource> out = new ArrayList<>(ids.length + memory.size());
-            for (int id : ids) {
-                out.add(resource(id));
-            }
-            for (MemoryAccess a : memory) {
-                if (!out.contains(a.resource())) {
-                    out.add(a.resource());
-                }
-            }
-            return List.copyOf(out);
-        }
-    }
-
-    /** A tiny insertion-ordered set of small ints (an instruction touches a handful of resources). */
-    private static final class IntSet {
-        private int[] values = new int[16];
-        private int count;
-
-        void clear() {
-            count = 0;
-        }
-
-        void add(int v) {
-            for (int i = 0; i < count; i++) {
-                if (values[i] == v) {
-                    return;
-                }
-            }
-            if (count == values.length) {
-                values = Arrays.copyOf(values, count * 2);
-            }
-            values[count++] = v;
-        }
-
-        int[] toArray() {
-            return Arrays.copyOf(values, count);
+        @Override
+        public int size() {
+            return packed.length;
         }
     }
 }

@@ -129,9 +129,10 @@ class DependencyGraphTest {
     }
 
     @Test
-    void hardCodedStringPointerIdsMatchZydis() {
-        assertEquals("rsi", Zydis.get().register(59).name());
-        assertEquals("rdi", Zydis.get().register(60).name());
+    void hardCodedRegisterIdsMatchZydis() {
+        assertEquals("cl", Zydis.get().register(InstructionEffects.CL).name());
+        assertEquals("rsi", Zydis.get().register(InstructionEffects.RSI).name());
+        assertEquals("rdi", Zydis.get().register(InstructionEffects.RDI).name());
     }
 
     @Test

@@ -1,0 +1,174 @@
+package dev.basalt.decoder;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What one instruction reads and writes, as the dependency graph counts it (the rules are in the javadoc of
+ * {@link DependencyGraph}). Register and flag resources are small int ids (a register's enclosing register
+ * id, or one of the flag-group ids below); memory operands are reported through a {@link Sink}.
+ */
+final class InstructionEffects {
+
+    static final int CL = 2; // Zydis register ids (checked by DependencyGraphTest)
+    static final int RSI = 59;
+    static final int RDI = 60;
+    static final int CF = 300;
+    static final int OSZAP = 301;
+    static final int DF = 302;
+    static final int SYSFLAGS = 303;
+    /** Resource ids are below this: register ids (< 300) and the four flag groups. */
+    static final int RESOURCE_IDS = 304;
+    private static final Resource[] FLAG_RESOURCES = {
+        new Resource(Resource.Kind.FLAGS, "CF"), new Resource(Resource.Kind.FLAGS, "OSZAP"),
+        new Resource(Resource.Kind.FLAGS, "DF"), new Resource(Resource.Kind.FLAGS, "SYSFLAGS")};
+    private static final int OSZAP_BITS = FlagSet.of(CpuFlag.OF, CpuFlag.SF, CpuFlag.ZF, CpuFlag.AF, CpuFlag.PF)
+            .bits();
+    private static final int SYS_BITS = FlagSet.of(CpuFlag.TF, CpuFlag.IF, CpuFlag.IOPL, CpuFlag.NT, CpuFlag.RF,
+            CpuFlag.VM, CpuFlag.AC, CpuFlag.VIF, CpuFlag.VIP, CpuFlag.ID).bits();
+    private static final Set<String> SHIFTS = Set.of("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr",
+            "shld", "shrd");
+
+    private InstructionEffects() {
+    }
+
+    /** Receives the memory operands of an instruction. */
+    interface Sink {
+        void memory(MemoryAccess access, boolean reads, boolean writes);
+    }
+
+    /** The resource with this id (a register or a flag group). */
+    static Resource resource(int id) {
+        return id >= CF ? FLAG_RESOURCES[id - CF] : RegisterResources.of(id);
+    }
+
+    /** Fills {@code reads}/{@code writes} (cleared first) with resource ids and reports memory to the sink. */
+    static void compute(Instruction insn, MemoryPolicy policy, IntSet reads, IntSet writes, Sink memory) {
+        reads.clear();
+        writes.clear();
+        boolean idiom = insn.idiom() != Idiom.NONE;
+        List<Operand> operands = insn.operands();
+        for (int k = 0, count = operands.size(); k < count; k++) {
+            Operand o = operands.get(k);
+            if (o instanceof Operand.RegisterOperand r) {
+                Register reg = r.register();
+                if (!RegisterResources.tracked(reg.id())) {
+                    continue;
+                }
+                if (!idiom && (r.action().readsOldValue() || (r.action().writes() && reg.isPartialWrite()))) {
+                    reads.add(reg.enclosingId());
+                }
+                if (r.action().writes()) {
+                    writes.add(reg.enclosingId());
+                }
+            } else if (o instanceof Operand.MemoryOperand m) {
+                addressReads(reads, m.segment(), m.base(), m.index());
+                memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(), m.action().writes());
+            } else if (o instanceof Operand.AddressOperand a) {
+                addressReads(reads, a.segment(), a.base(), a.index());
+            }
+        }
+        stringPointers(insn, reads, writes);
+        int flagsRead = insn.flagsRead().bits();
+        int flagsWritten = insn.flagsWritten().bits();
+        if (flagsWritten != 0 && shiftsByRegister(insn) && SHIFTS.contains(insn.mnemonic())) {
+            flagsRead |= flagsWritten;
+        }
+        if (!idiom) {
+            addFlags(reads, flagsRead);
+        }
+        addFlags(writes, flagsWritten);
+    }
+
+    /**
+     * String instructions advance their pointer registers. Zydis 4.0 lists that for {@code movs} and
+     * {@code stos} but not for {@code cmps}, {@code scas} and {@code lods}; add what is missing.
+     */
+    private static void stringPointers(Instruction insn, IntSet reads, IntSet writes) {
+        if (!insn.category().equals("STRINGOP")) {
+            return;
+        }
+        String m = insn.mnemonic();
+        boolean source = m.startsWith("movs") || m.startsWith("cmps") || m.startsWith("lods")
+                || m.startsWith("outs");
+        boolean destination = m.startsWith("movs") || m.startsWith("cmps") || m.startsWith("stos")
+                || m.startsWith("scas") || m.startsWith("ins");
+        if (source) {
+            reads.add(RSI);
+            writes.add(RSI);
+        }
+        if (destination) {
+            reads.add(RDI);
+            writes.add(RDI);
+        }
+    }
+
+    /** Whether a visible operand is {@code cl} (for shifts and rotates: the count). */
+    private static boolean shiftsByRegister(Instruction insn) {
+        List<Operand> operands = insn.operands();
+        for (int k = 0, count = operands.size(); k < count; k++) {
+            if (operands.get(k) instanceof Operand.RegisterOperand r && r.register().id() == CL
+                    && r.visibility() != Visibility.HIDDEN) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void addFlags(IntSet set, int bits) {
+        if ((bits & CpuFlag.CF.mask()) != 0) {
+            set.add(CF);
+        }
+        if ((bits & OSZAP_BITS) != 0) {
+            set.add(OSZAP);
+        }
+        if ((bits & CpuFlag.DF.mask()) != 0) {
+            set.add(DF);
+        }
+        if ((bits & SYS_BITS) != 0) {
+            set.add(SYSFLAGS);
+        }
+    }
+
+    private static void addressReads(IntSet reads, Register segment, Register base, Register index) {
+        if (segment.isPresent() && RegisterResources.isFsOrGs(segment.id())) {
+            reads.add(segment.id());
+        }
+        if (RegisterResources.tracked(base.id())) {
+            reads.add(base.enclosingId());
+        }
+        if (RegisterResources.tracked(index.id())) {
+            reads.add(index.enclosingId());
+        }
+    }
+
+    /** A tiny insertion-ordered set of small ints (an instruction touches a handful of resources). */
+    static final class IntSet {
+        private int[] values = new int[16];
+        private int count;
+
+        void clear() {
+            count = 0;
+        }
+
+        void add(int v) {
+            for (int i = 0; i < count; i++) {
+                if (values[i] == v) {
+                    return;
+                }
+            }
+            if (count == values.length) {
+                values = java.util.Arrays.copyOf(values, count * 2);
+            }
+            values[count++] = v;
+        }
+
+        int size() {
+            return count;
+        }
+
+        int get(int i) {
+            return values[i];
+        }
+    }
+}

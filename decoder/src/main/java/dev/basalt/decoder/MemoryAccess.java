@@ -1,0 +1,71 @@
+package dev.basalt.decoder;
+
+/**
+ * One memory operand of one instruction, with what the alias checks of {@link DependencyGraph} need. Accesses
+ * compare by their address fields; the {@link Resource} (named by the address text) is built only when an
+ * edge is materialised or a caller asks.
+ */
+final class MemoryAccess {
+
+    final Operand.MemoryOperand operand;
+    final MemoryPolicy policy;
+    final boolean ripRelative;
+    /** For RIP-relative operands, the address as an offset from the block start; else 0. */
+    final long ripTarget;
+    /** Built on first use; a benign race (every thread builds an equal, immutable value). */
+    private Resource resource;
+
+    MemoryAccess(Instruction insn, Operand.MemoryOperand operand, MemoryPolicy policy) {
+        this.operand = operand;
+        this.policy = policy;
+        this.ripRelative = operand.base().registerClass() == RegisterClass.IP;
+        this.ripTarget = ripRelative ? insn.offset() + insn.length() + operand.displacement() : 0;
+    }
+
+    /** Enclosing-register ids of the base and index (0 when absent). */
+    int baseId() {
+        return operand.base().enclosingId();
+    }
+
+    int indexId() {
+        return operand.index().enclosingId();
+    }
+
+    /** Same address expression (ignoring whether the registers changed in between). */
+    boolean sameExpression(MemoryAccess o) {
+        Operand.MemoryOperand a = operand;
+        Operand.MemoryOperand b = o.operand;
+        if (ripRelative || o.ripRelative) {
+            return ripRelative && o.ripRelative && ripTarget == o.ripTarget
+                    && segmentOverride(a) == segmentOverride(b);
+        }
+        return a.displacement() == b.displacement() && a.base() == b.base() && a.index() == b.index()
+                && a.scale() == b.scale() && segmentOverride(a) == segmentOverride(b);
+    }
+
+    Resource resource() {
+        Resource r = resource;
+        if (r == null) {
+            r = build();
+            resource = r;
+        }
+        return r;
+    }
+
+    private Resource build() {
+        if (policy == MemoryPolicy.ALL_ALIAS) {
+            return Resource.MEMORY;
+        }
+        if (ripRelative) {
+            Register seg = segmentOverride(operand);
+            String prefix = seg.isPresent() ? seg.name() + ":" : "";
+            return new Resource(Resource.Kind.MEMORY, prefix + "[block+0x" + Long.toHexString(ripTarget) + "]");
+        }
+        return new Resource(Resource.Kind.MEMORY, operand.addressText());
+    }
+
+    /** fs or gs when the operand uses one (they change the address in 64-bit mode); otherwise NONE. */
+    private static Register segmentOverride(Operand.MemoryOperand m) {
+        return RegisterResources.isFsOrGs(m.segment().id()) ? m.segment() : Register.NONE;
+    }
+}
