@@ -82,6 +82,31 @@ class DecodeCommandTest {
         assertTrue(r.out().contains("mov rsi, rbx"), "the good block is still printed");
     }
 
+    /** Each kind of bad input: exit 2 and one stderr line naming the input and the byte offset. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', textBlock = """
+        ''           | 0 | empty input
+        4889d        | 2 | odd number of hex digits
+        4889xx       | 2 | is not a hex digit
+        4889de488b74 | 3 | truncated instruction
+        4889de06     | 3 | invalid instruction encoding
+        """)
+    void eachBadInputKind(String hex, int offset, String reason) {
+        Result r = run("decode", hex);
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.err().strip().split("\n").length, r.err());
+        assertTrue(r.err().contains("byte offset " + offset + ": "), r.err());
+        assertTrue(r.err().contains(reason), r.err());
+    }
+
+    @Test
+    void hundredKilobytes() {
+        Result r = run("decode", "90".repeat(100 * 1024));
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("byte offset 16384") && r.err().contains("102400 bytes"), r.err());
+        assertTrue(r.err().length() < 400, "the input is abbreviated in the message");
+    }
+
     @Test
     void debugPrintsStackTrace() {
         Result r = run("decode", "--debug", "zz");

@@ -64,6 +64,7 @@ public final class DependencyGraph {
     private static final class Scratch implements InstructionEffects.Sink {
         final InstructionEffects.IntSet reads = new InstructionEffects.IntSet();
         final InstructionEffects.IntSet writes = new InstructionEffects.IntSet();
+        final EffectsMemo memo = new EffectsMemo();
         // Effects of instruction i: register reads regs[readStart[i] .. writeStart[i]), writes
         // regs[writeStart[i] .. readStart[i + 1]); memory accesses mem[memStart[i] .. memStart[i + 1]).
         int[] regs = new int[256];
@@ -81,6 +82,11 @@ public final class DependencyGraph {
         int[] stampPosition = new int[64];
         int[] stampVersion = new int[64];
         boolean[] stampWrite = new boolean[64];
+        // Stamps chained by expression-hash slot, most recent first, so that an alias search only visits
+        // accesses that can have the same address (blocks with hundreds of stores stay linear).
+        int[] stampChain = new int[64];
+        int[] chainHead = new int[64];
+        int chainMask;
         long[] edges = new long[256];
         int edgeCount;
         final int[] lastWriter = new int[InstructionEffects.RESOURCE_IDS];
@@ -118,18 +124,22 @@ public final class DependencyGraph {
             memCount = 0;
             for (int i = 0; i < n; i++) {
                 memStart[i] = memCount;
-                InstructionEffects.compute(instructions.get(i), policy, reads, writes, this);
-                if (regCount + reads.size() + writes.size() > regs.length) {
-                    regs = Arrays.copyOf(regs, 2 * (regCount + reads.size() + writes.size()));
+                Instruction insn = instructions.get(i);
+                int[] known = memo.get(insn);
+                if (known == null) {
+                    InstructionEffects.compute(insn, policy, reads, writes, this);
+                    known = memo.put(insn, reads, writes);
+                } else {
+                    InstructionEffects.memoryOnly(insn, policy, this);
+                }
+                // known = [number of reads, reads..., writes...]
+                if (regCount + known.length > regs.length) {
+                    regs = Arrays.copyOf(regs, 2 * (regCount + known.length));
                 }
                 readStart[i] = regCount;
-                for (int k = 0; k < reads.size(); k++) {
-                    regs[regCount++] = reads.get(k);
-                }
-                writeStart[i] = regCount;
-                for (int k = 0; k < writes.size(); k++) {
-                    regs[regCount++] = writes.get(k);
-                }
+                System.arraycopy(known, 1, regs, regCount, known.length - 1);
+                writeStart[i] = regCount + known[0];
+                regCount += known.length - 1;
             }
             readStart[n] = regCount;
             memStart[n] = memCount;
@@ -142,7 +152,14 @@ public final class DependencyGraph {
                 stampPosition = new int[4 * stamps];
                 stampVersion = new int[4 * stamps];
                 stampWrite = new boolean[4 * stamps];
+                stampChain = new int[4 * stamps];
             }
+            int slots = Integer.highestOneBit(Math.max(16, 2 * memCount)) << 1;
+            if (chainHead.length < slots) {
+                chainHead = new int[slots];
+            }
+            chainMask = slots - 1;
+            Arrays.fill(chainHead, 0, slots, -1);
         }
 
         void touch(int r) {
@@ -169,6 +186,51 @@ public final class DependencyGraph {
             touchedCount = 0;
             edgeCount = 0;
             Arrays.fill(mem, 0, memCount, null);
+        }
+    }
+
+    /**
+     * Register and flag effects of recently seen instructions. Decoded instructions served by the decoder's
+     * instruction cache share their operand list with the cached original, so an identity hit on the
+     * operand list plus equal mnemonic, category, idiom and flags means the same effects (they are a function
+     * of exactly these). Direct-mapped, 4,096 slots.
+     */
+    private static final class EffectsMemo {
+        private static final int SIZE = 4096;
+        private final Object[] operands = new Object[SIZE];
+        private final Instruction[] owners = new Instruction[SIZE];
+        private final int[][] effects = new int[SIZE][];
+
+        private static int slot(Instruction insn) {
+            return System.identityHashCode(insn.operands()) & (SIZE - 1);
+        }
+
+        int[] get(Instruction insn) {
+            int slot = slot(insn);
+            Instruction owner = owners[slot];
+            if (operands[slot] != insn.operands() || owner.idiom() != insn.idiom()
+                    || !owner.mnemonic().equals(insn.mnemonic()) || !owner.category().equals(insn.category())
+                    || owner.flagsRead().bits() != insn.flagsRead().bits()
+                    || owner.flagsWritten().bits() != insn.flagsWritten().bits()) {
+                return null;
+            }
+            return effects[slot];
+        }
+
+        int[] put(Instruction insn, InstructionEffects.IntSet reads, InstructionEffects.IntSet writes) {
+            int[] e = new int[1 + reads.size() + writes.size()];
+            e[0] = reads.size();
+            for (int k = 0; k < reads.size(); k++) {
+                e[1 + k] = reads.get(k);
+            }
+            for (int k = 0; k < writes.size(); k++) {
+                e[1 + reads.size() + k] = writes.get(k);
+            }
+            int slot = slot(insn);
+            operands[slot] = insn.operands();
+            owners[slot] = insn;
+            effects[slot] = e;
+            return e;
         }
     }
 
@@ -240,7 +302,8 @@ public final class DependencyGraph {
                 int memoryEdgesStart = sc.edgeCount;
                 for (int s = firstStamp; s < stamped; s++) {
                     boolean write = sc.stampWrite[s];
-                    for (int k = firstStamp - 1; k >= 0; k--) {
+                    int slot = sc.mem[sc.stampAccess[s]].expressionHash & sc.chainMask;
+                    for (int k = sc.chainHead[slot]; k >= 0; k = sc.stampChain[k]) {
                         if (!write && !sc.stampWrite[k] || !aliases(sc, k, s, policy)) {
                             continue;
                         }
@@ -251,6 +314,11 @@ public final class DependencyGraph {
                             break;
                         }
                     }
+                }
+                for (int s = firstStamp; s < stamped; s++) {
+                    int slot = sc.mem[sc.stampAccess[s]].expressionHash & sc.chainMask;
+                    sc.stampChain[s] = sc.chainHead[slot];
+                    sc.chainHead[slot] = s;
                 }
             }
             MemoryAccess[] memory = sc.memCount == 0 ? NO_MEMORY : Arrays.copyOf(sc.mem, sc.memCount);

@@ -80,6 +80,16 @@ final class InstructionEffects {
         addFlags(writes, flagsWritten);
     }
 
+    /** Reports only the memory operands (when the register effects are already known). */
+    static void memoryOnly(Instruction insn, MemoryPolicy policy, Sink memory) {
+        List<Operand> operands = insn.operands();
+        for (int k = 0, count = operands.size(); k < count; k++) {
+            if (operands.get(k) instanceof Operand.MemoryOperand m) {
+                memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(), m.action().writes());
+            }
+        }
+    }
+
     /**
      * String instructions advance their pointer registers. Zydis 4.0 lists that for {@code movs} and
      * {@code stos} but not for {@code cmps}, {@code scas} and {@code lods}; add what is missing.

@@ -12,6 +12,8 @@ final class MemoryAccess {
     final boolean ripRelative;
     /** For RIP-relative operands, the address as an offset from the block start; else 0. */
     final long ripTarget;
+    /** Hash of the address expression (0 for all-alias, where every access is one resource). */
+    final int expressionHash;
     /** Built on first use; a benign race (every thread builds an equal, immutable value). */
     private Resource resource;
 
@@ -20,6 +22,10 @@ final class MemoryAccess {
         this.policy = policy;
         this.ripRelative = operand.base().registerClass() == RegisterClass.IP;
         this.ripTarget = ripRelative ? insn.offset() + insn.length() + operand.displacement() : 0;
+        this.expressionHash = policy == MemoryPolicy.ALL_ALIAS ? 0 : ripRelative
+                ? Long.hashCode(ripTarget) * 31 + segmentOverride(operand).id()
+                : ((Long.hashCode(operand.displacement()) * 31 + operand.base().id()) * 31 + operand.index().id())
+                        * 31 + operand.scale() * 7 + segmentOverride(operand).id();
     }
 
     /** Enclosing-register ids of the base and index (0 when absent). */
