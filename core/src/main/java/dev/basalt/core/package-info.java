@@ -1,6 +1,5 @@
 /**
- * The estimator API every model implements ({@code ThroughputEstimator}, {@code Prediction},
- * {@code Microarchitecture}) and the training pieces the learned models share. Filled in by the GRANITE issue;
- * the foundation only reserves the module so that dependencies point downwards from the start.
+ * What every part of Basalt shares: {@link dev.basalt.core.Microarchitecture}, atomic file writing, and (from
+ * the GRANITE issue on) the {@code ThroughputEstimator} API and the shared training pieces.
  */
 package dev.basalt.core;

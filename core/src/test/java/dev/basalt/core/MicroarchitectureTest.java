@@ -1,0 +1,25 @@
+package dev.basalt.core;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MicroarchitectureTest {
+    @Test
+    void parsesLlvmNamesAndAliases() {
+        assertEquals(Microarchitecture.HASWELL, Microarchitecture.parse("haswell"));
+        assertEquals(Microarchitecture.HASWELL, Microarchitecture.parse("HSW"));
+        assertEquals(Microarchitecture.SKYLAKE, Microarchitecture.parse(" skl "));
+        assertEquals(Microarchitecture.IVYBRIDGE, Microarchitecture.parse("IvyBridge"));
+        assertEquals("skylake", Microarchitecture.SKYLAKE.toString());
+    }
+
+    @Test
+    void rejectsUnknownNamesListingTheValidOnes() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Microarchitecture.parse("zen4"));
+        assertTrue(e.getMessage().contains("'zen4'") && e.getMessage().contains("haswell (hsw)"), e.getMessage());
+    }
+}
