@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
-        subcommands = {DecodeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DecodeCommand.class, DatasetCommand.class, CommandLine.HelpCommand.class})
 public final class Basalt {
 
     /** Exit code for bad input or usage. */
@@ -35,12 +35,15 @@ public final class Basalt {
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            boolean debug = parsed.hasMatchedOption("--debug");
-            cmd.getErr().println("basalt " + cmd.getCommandName() + ": " + describe(e));
+            boolean debug = parsed.hasMatchedOption("--debug")
+                    || parsed.subcommands().stream().anyMatch(p -> p.hasMatchedOption("--debug"));
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + describe(e));
             if (debug) {
                 e.printStackTrace(cmd.getErr());
             }
-            return EXIT_ERROR;
+            // Bad user input (an unknown CPU name, an unreadable file) is exit 2, like a usage error.
+            return e instanceof IllegalArgumentException || e instanceof DatasetCommand.BadInputException
+                    || e instanceof java.nio.file.NoSuchFileException ? EXIT_BAD_INPUT : EXIT_ERROR;
         });
         return cl.execute(args);
     }
