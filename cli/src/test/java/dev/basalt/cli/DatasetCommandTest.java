@@ -7,8 +7,6 @@ import dev.basalt.datasets.LabelledBlock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,20 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DatasetCommandTest {
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Basalt.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Result(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void statsOfTheBundledSampleWithHistogram(@TempDir Path dir) throws Exception {
         Path png = dir.resolve("hist.png");
-        Result r = run("dataset", "stats", "--plot", png.toString());
+        CliRun r = run("dataset", "stats", "--plot", png.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("29073 distinct blocks"), r.out());
         assertTrue(r.out().contains("bundled hsw.csv: 10000 rows read, 10000 kept, 0 skipped"), r.out());
@@ -49,7 +41,7 @@ class DatasetCommandTest {
 
     @Test
     void splitWritesBhiveCsvsThatReadBackToTheSameData(@TempDir Path dir) throws Exception {
-        Result r = run("dataset", "split", "--out", dir.toString(), "--mcpu", "skl");
+        CliRun r = run("dataset", "split", "--out", dir.toString(), "--mcpu", "skl");
         assertEquals(0, r.exit(), r.err());
         Map<String, Double> back = new HashMap<>();
         int rows = 0;
@@ -71,10 +63,10 @@ class DatasetCommandTest {
 
     @Test
     void badCpuOrFileExitsTwo() {
-        Result r = run("dataset", "stats", "--mcpu", "zen4");
+        CliRun r = run("dataset", "stats", "--mcpu", "zen4");
         assertEquals(2, r.exit());
         assertTrue(r.err().startsWith("basalt dataset stats: unknown microarchitecture 'zen4'"), r.err());
-        Result f = run("dataset", "--data", "hsw=/nonexistent/hsw.csv", "stats");
+        CliRun f = run("dataset", "--data", "hsw=/nonexistent/hsw.csv", "stats");
         assertEquals(2, f.exit());
         assertTrue(f.err().contains("/nonexistent/hsw.csv"), f.err());
     }

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,19 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DecodeCommandTest {
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    private static Result run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = Basalt.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Result(exit, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @Test
     void quickStartBlock() {
-        Result r = run("decode", "4889de4889c24c89ff");
+        CliRun r = run("decode", "4889de4889c24c89ff");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("mov rsi, rbx"), r.out());
         assertTrue(r.out().contains("mov rdx, rax"), r.out());
@@ -38,7 +30,7 @@ class DecodeCommandTest {
     @Test
     void textShowsReadsWritesAndEdges() {
         // mov rax,[rdi]; add rax,rcx; mov [rdi],rax
-        Result r = run("decode", "488b074801c8488907");
+        CliRun r = run("decode", "488b074801c8488907");
         assertEquals(0, r.exit());
         assertTrue(r.out().contains("add rax, rcx"), r.out());
         assertTrue(r.out().contains("1 -> 2  RAW  rax"), r.out());
@@ -48,7 +40,7 @@ class DecodeCommandTest {
 
     @Test
     void jsonHasInstructionsAndDependencies() throws Exception {
-        Result r = run("decode", "--json", "488b074801c8488907", "31c0");
+        CliRun r = run("decode", "--json", "488b074801c8488907", "31c0");
         assertEquals(0, r.exit(), r.err());
         JsonNode root = new ObjectMapper().readTree(r.out());
         assertEquals(2, root.size());
@@ -64,7 +56,7 @@ class DecodeCommandTest {
 
     @Test
     void allAliasPolicy() throws Exception {
-        Result r = run("decode", "--json", "--memory", "all-alias", "4889442408488b5c2408488b4c2410");
+        CliRun r = run("decode", "--json", "--memory", "all-alias", "4889442408488b5c2408488b4c2410");
         assertEquals(0, r.exit(), r.err());
         JsonNode deps = new ObjectMapper().readTree(r.out()).get(0).get("dependencies");
         assertEquals(7, deps.size());
@@ -72,7 +64,7 @@ class DecodeCommandTest {
 
     @Test
     void badInputExitsTwoWithOneLinePerBadBlockAndKeepsTheGoodOnes() {
-        Result r = run("decode", "4889d", "4889de", "0f0b0f");
+        CliRun r = run("decode", "4889d", "4889de", "0f0b0f");
         assertEquals(2, r.exit());
         String[] lines = r.err().strip().split("\n");
         assertEquals(2, lines.length, r.err());
@@ -92,7 +84,7 @@ class DecodeCommandTest {
         4889de06     | 3 | invalid instruction encoding
         """)
     void eachBadInputKind(String hex, int offset, String reason) {
-        Result r = run("decode", hex);
+        CliRun r = run("decode", hex);
         assertEquals(2, r.exit(), r.err());
         assertEquals(1, r.err().strip().split("\n").length, r.err());
         assertTrue(r.err().contains("byte offset " + offset + ": "), r.err());
@@ -101,7 +93,7 @@ class DecodeCommandTest {
 
     @Test
     void hundredKilobytes() {
-        Result r = run("decode", "90".repeat(100 * 1024));
+        CliRun r = run("decode", "90".repeat(100 * 1024));
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("byte offset 16384") && r.err().contains("102400 bytes"), r.err());
         assertTrue(r.err().length() < 400, "the input is abbreviated in the message");
@@ -109,7 +101,7 @@ class DecodeCommandTest {
 
     @Test
     void debugPrintsStackTrace() {
-        Result r = run("decode", "--debug", "zz");
+        CliRun r = run("decode", "--debug", "zz");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("at dev.basalt"), r.err());
     }
