@@ -44,6 +44,10 @@ basalt_java_ok() {
 
 basalt_ensure_runtime() {
   basalt_java_ok || basalt_need openjdk-17-jdk-headless "Java 17 or newer"
+  if [ -n "${BASALT_ZYDIS_LIB:-}" ] && [ ! -r "$BASALT_ZYDIS_LIB" ]; then
+    basalt_log "BASALT_ZYDIS_LIB is set to $BASALT_ZYDIS_LIB, which is not a readable file; unset it to use libzydis4.0"
+    exit 1
+  fi
   basalt_zydis_present || basalt_need libzydis4.0 "The Zydis 4.0 disassembler library (libZydis.so.4.0)"
   basalt_zydis_present || { basalt_log "libzydis4.0 installed but libZydis.so.4.0 still not found"; exit 1; }
 }

@@ -213,8 +213,10 @@ final class Zydis {
             }
             return new Zydis();
         } catch (LinkageError | IllegalStateException e) {
-            return new ZydisUnavailableException("Zydis 4.0 (" + path + ") cannot be loaded (" + e.getMessage()
-                    + "): " + INSTALL_HINT);
+            // JNA's message lists every place it tried, one per line; the first line says enough.
+            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceAll("[:.]\\s*$", "");
+            return new ZydisUnavailableException("Zydis 4.0 (" + path + ") cannot be loaded (" + why + "): "
+                    + INSTALL_HINT);
         }
     }
 
