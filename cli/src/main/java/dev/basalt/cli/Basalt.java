@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
-        subcommands = {DecodeCommand.class, DatasetCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, ParamsCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Basalt {
 
     /** Exit code for bad input or usage. */

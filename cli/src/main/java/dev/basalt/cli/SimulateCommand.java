@@ -1,0 +1,93 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.DecodeException;
+import dev.basalt.difftune.Simulator;
+import dev.basalt.difftune.SimulatorParams;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code basalt simulate}: run the llvm-mca-style simulator on blocks. */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+        description = "Simulate blocks on the llvm-mca-style core and print cycles per iteration, port pressure and "
+                + "where each instruction waited.")
+final class SimulateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1..*", paramLabel = "HEX", description = "Blocks as hex.")
+    List<String> blocks;
+
+    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
+    String mcpu;
+
+    @Option(names = "--params", paramLabel = "FILE", description = "Parameter table (default: the bundled one).")
+    Path paramsFile;
+
+    @Option(names = "--iterations", defaultValue = "100", description = "Iterations (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--no-stack-engine", description = "Charge push/pop rsp updates like llvm-mca does.")
+    boolean noStackEngine;
+
+    @Option(names = "--timeline", description = "Print dispatch/issue/done/retire cycles of the first instructions.")
+    boolean timeline;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        SimulatorParams params = paramsFile == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(paramsFile);
+        Simulator sim = new Simulator(params);
+        Simulator.Options options = new Simulator.Options(iterations, !noStackEngine, true);
+        boolean failed = false;
+        for (int k = 0; k < blocks.size(); k++) {
+            BasicBlock block;
+            try {
+                block = BasicBlock.fromHex(blocks.get(k));
+            } catch (DecodeException e) {
+                err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
+                failed = true;
+                continue;
+            }
+            Simulator.Result r = sim.run(block, options);
+            out.printf(Locale.ROOT, "block %s on %s: %.2f cycles/iteration (%d cycles, %d iterations)%n", block.hex(),
+                    uarch, r.cyclesPerIteration(), r.totalCycles(), iterations);
+            for (int i = 0; i < block.size(); i++) {
+                out.printf(Locale.ROOT, "  %2d  %-40s  %-28s waits %.1f%n", i, block.instruction(i).intelSyntax(),
+                        block.instruction(i).form(), r.waitCycles()[i]);
+            }
+            StringBuilder ports = new StringBuilder("  port cycles/iteration:");
+            for (int p = 0; p < params.ports().size(); p++) {
+                ports.append(String.format(Locale.ROOT, " %s=%.2f", params.ports().get(p), r.portCycles()[p]));
+            }
+            out.println(ports);
+            if (!r.fallbacks().isEmpty()) {
+                out.println("  fallbacks: " + r.fallbacks());
+            }
+            if (timeline) {
+                out.println("  instance  instr  dispatch  issue  done  retire");
+                for (int[] t : r.timeline()) {
+                    out.printf("  %8d  %5d  %8d  %5d  %4d  %6d%n", t[0], t[0] % block.size(), t[1], t[2], t[3], t[4]);
+                }
+            }
+        }
+        out.flush();
+        return failed ? Basalt.EXIT_BAD_INPUT : 0;
+    }
+}

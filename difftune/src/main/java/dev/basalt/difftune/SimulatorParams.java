@@ -1,0 +1,79 @@
+package dev.basalt.difftune;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.basalt.core.AtomicFiles;
+import dev.basalt.core.Microarchitecture;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One CPU's simulator parameters (DESIGN.md §7), stored as one human-readable JSON file.
+ *
+ * @param mcpu          llvm-mca CPU name
+ * @param dispatchWidth micro-ops dispatched per cycle
+ * @param robSize       reorder-buffer entries (micro-ops)
+ * @param schedulerSize scheduler entries (micro-ops waiting to issue)
+ * @param loadLatency   cycles of a load (informational: load latency is part of each form's latency)
+ * @param ports         the execution ports ("0".."7") and dividers ("Divider", "FPDivider")
+ * @param forms         parameters per instruction form ({@code ADD r64, m64})
+ * @param mnemonics     fallback per mnemonic ({@code ADD}), for forms not in {@code forms}
+ * @param generic       fallback for anything else
+ * @param provenance    how the table was made (command, source, date, counts)
+ */
+public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
+                              List<String> ports, Map<String, InstructionParams> forms,
+                              Map<String, InstructionParams> mnemonics, InstructionParams generic,
+                              Map<String, Object> provenance) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
+    public SimulatorParams {
+        Objects.requireNonNull(mcpu, "mcpu");
+        if (dispatchWidth < 1 || robSize < 1 || schedulerSize < 1 || loadLatency < 0) {
+            throw new IllegalArgumentException("dispatch width, ROB and scheduler sizes must be >= 1, got "
+                    + dispatchWidth + ", " + robSize + ", " + schedulerSize);
+        }
+        ports = List.copyOf(ports);
+        forms = java.util.Collections.unmodifiableMap(new TreeMap<>(forms));
+        mnemonics = java.util.Collections.unmodifiableMap(new TreeMap<>(mnemonics));
+        Objects.requireNonNull(generic, "generic");
+        provenance = provenance == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(provenance));
+    }
+
+    /** The bundled default table for a CPU (imported from llvm-mca-14; see its provenance). */
+    public static SimulatorParams bundled(Microarchitecture uarch) {
+        String resource = "params/" + uarch.llvmName() + ".json";
+        try (InputStream in = SimulatorParams.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("no bundled simulator parameters for " + uarch + " (" + resource + ")");
+            }
+            return JSON.readValue(in, SimulatorParams.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read bundled " + resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads a table written by {@link #write}. */
+    public static SimulatorParams read(Path file) throws IOException {
+        try {
+            return JSON.readValue(file.toFile(), SimulatorParams.class);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new IOException(file + " is not a simulator parameter file: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** Writes the table as JSON, atomically. */
+    public void write(Path file) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(this);
+        AtomicFiles.write(file, out -> out.write(bytes));
+    }
+}
