@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
-        subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, ParamsCommand.class,
+        subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, PredictCommand.class,
+            ParamsCommand.class,
             CommandLine.HelpCommand.class})
 public final class Basalt {
 

@@ -38,6 +38,10 @@ public final class AtomicFiles {
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 writer.write(out);
             }
+            // Temporary files are private (0600); the result should read like any file we create (0644).
+            if (Files.getFileStore(tmp).supportsFileAttributeView("posix")) {
+                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            }
             try {
                 Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {

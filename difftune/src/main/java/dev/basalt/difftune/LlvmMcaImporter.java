@@ -121,6 +121,59 @@ public final class LlvmMcaImporter {
         return new Report(params, blocks.size(), imported, occurrences, forms.size());
     }
 
+    /**
+     * llvm-mca's own throughput of each block: cycles per iteration over {@code iterations} iterations, all
+     * blocks as regions of one llvm-mca run (NaN for a block llvm-mc or llvm-mca cannot handle).
+     */
+    public double[] llvmMcaThroughput(List<BasicBlock> blocks, Microarchitecture uarch, int iterations)
+            throws IOException, InterruptedException {
+        double[] out = new double[blocks.size()];
+        java.util.Arrays.fill(out, Double.NaN);
+        for (int start = 0; start < blocks.size(); start += BATCH) {
+            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + BATCH));
+            List<List<String>> asm = disassemble(batch);
+            throughput(batch, asm, uarch, iterations, out, start);
+        }
+        return out;
+    }
+
+    private void throughput(List<BasicBlock> blocks, List<List<String>> asm, Microarchitecture uarch, int iterations,
+                            double[] out, int offset) throws IOException, InterruptedException {
+        StringBuilder in = new StringBuilder();
+        List<Integer> included = new ArrayList<>();
+        for (int k = 0; k < blocks.size(); k++) {
+            if (asm.get(k) == null) {
+                continue;
+            }
+            in.append("# LLVM-MCA-BEGIN b").append(k).append('\n');
+            asm.get(k).forEach(l -> in.append(l).append('\n'));
+            in.append("# LLVM-MCA-END\n");
+            included.add(k);
+        }
+        if (included.isEmpty()) {
+            return;
+        }
+        Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
+                "-iterations=" + iterations, "--json"), in.toString());
+        if (r.exit == 0) {
+            JsonNode regions = json.readTree(r.out).path("CodeRegions");
+            if (regions.size() == included.size()) {
+                for (int k = 0; k < included.size(); k++) {
+                    JsonNode summary = regions.get(k).path("SummaryView");
+                    out[offset + included.get(k)] = summary.path("TotalCycles").asDouble() / iterations;
+                }
+                return;
+            }
+        }
+        if (blocks.size() == 1) {
+            return;
+        }
+        int half = blocks.size() / 2;
+        throughput(blocks.subList(0, half), asm.subList(0, half), uarch, iterations, out, offset);
+        throughput(blocks.subList(half, blocks.size()), asm.subList(half, asm.size()), uarch, iterations, out,
+                offset + half);
+    }
+
     private static InstructionParams mostFrequent(Map<InstructionParams, Integer> rows) {
         return rows.entrySet().stream()
                 .max(Comparator.<Map.Entry<InstructionParams, Integer>>comparingInt(Map.Entry::getValue)

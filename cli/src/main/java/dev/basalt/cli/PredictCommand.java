@@ -1,0 +1,140 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.DecodeException;
+import dev.basalt.difftune.Simulator;
+import dev.basalt.difftune.SimulatorEstimator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code basalt predict}: the contract every model follows. Blocks come from hex arguments or {@code --input}
+ * (a BHive CSV or one hex per line); output is one row per block and CPU, in input order; a block that does
+ * not decode gives an error row, not an abort (exit code 2 at the end).
+ */
+@Command(name = "predict", mixinStandardHelpOptions = true,
+        description = "Predict cycles per iteration of blocks with a model.")
+final class PredictCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
+    List<String> hex = new ArrayList<>();
+
+    @Option(names = "--model", defaultValue = "simulator",
+            description = "simulator (llvm-mca tables + stack engine) or simulator-default (llvm-mca compatible); "
+                    + "default ${DEFAULT-VALUE}.")
+    String model;
+
+    @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")
+    List<String> mcpu;
+
+    @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line.")
+    Path input;
+
+    @Option(names = "--format", defaultValue = "text", description = "text, csv or json (default ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    static ThroughputEstimator load(String model) {
+        return switch (model) {
+            case "simulator" -> SimulatorEstimator.bundled();
+            case "simulator-default" -> SimulatorEstimator.bundled("simulator-default",
+                    Simulator.Options.llvmMcaCompatible());
+            default -> throw new IllegalArgumentException("unknown model '" + model
+                    + "': available are simulator, simulator-default");
+        };
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (!List.of("text", "csv", "json").contains(format)) {
+            throw new IllegalArgumentException("unknown format '" + format + "': use text, csv or json");
+        }
+        List<String> inputs = new ArrayList<>(hex);
+        if (input != null) {
+            if (!Files.isReadable(input)) {
+                throw new DatasetCommand.BadInputException("cannot read input file " + input);
+            }
+            for (String line : Files.readAllLines(input)) {
+                String t = line.trim();
+                if (!t.isEmpty()) {
+                    inputs.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);
+                }
+            }
+        }
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("no blocks: give hex arguments or --input FILE");
+        }
+        ThroughputEstimator estimator = load(model);
+        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty()
+                ? List.copyOf(estimator.supported()) : mcpu.stream().map(Microarchitecture::parse).toList();
+        ObjectMapper mapper = new ObjectMapper();
+        ArrayNode json = mapper.createArrayNode();
+        if (format.equals("csv")) {
+            out.println("hex,mcpu,cycles_per_iteration");
+        }
+        boolean failed = false;
+        for (String in : inputs) {
+            BasicBlock block = null;
+            String error = null;
+            try {
+                block = BasicBlock.fromHex(in);
+            } catch (DecodeException e) {
+                error = e.getMessage();
+                failed = true;
+            }
+            for (Microarchitecture m : cpus) {
+                Prediction p = block == null ? null : estimator.predict(block, m);
+                switch (format) {
+                    case "csv" -> out.println(in + "," + m.llvmName() + ","
+                            + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
+                                    p.cyclesPerIteration())));
+                    case "json" -> {
+                        ObjectNode n = json.addObject();
+                        n.put("hex", in);
+                        n.put("mcpu", m.llvmName());
+                        if (p == null) {
+                            n.put("error", error);
+                        } else {
+                            n.put("cycles_per_iteration", p.cyclesPerIteration());
+                        }
+                    }
+                    default -> out.println(p == null ? in + "  " + m + "  error: " + error
+                            : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
+                                    p.cyclesPerIteration()));
+                }
+            }
+        }
+        if (format.equals("json")) {
+            out.println(json.toPrettyString());
+        }
+        if (failed && !format.equals("text")) {
+            err.println("basalt predict: some blocks did not decode (see their error rows)");
+        }
+        out.flush();
+        return failed ? Basalt.EXIT_BAD_INPUT : 0;
+    }
+}
