@@ -48,6 +48,8 @@ public final class LlvmMcaImporter {
     private final String llvmMc;
     private final String llvmMca;
     private final ObjectMapper json = new ObjectMapper();
+    /** Wall time spent inside llvm-mca processes by {@link #llvmMcaThroughput}, for speed comparisons. */
+    private long llvmMcaNanos;
 
     public LlvmMcaImporter(String llvmMc, String llvmMca) {
         this.llvmMc = llvmMc;
@@ -121,6 +123,11 @@ public final class LlvmMcaImporter {
         return new Report(params, blocks.size(), imported, occurrences, forms.size());
     }
 
+    /** Seconds spent inside llvm-mca (not llvm-mc) by {@link #llvmMcaThroughput} calls so far. */
+    public double llvmMcaSeconds() {
+        return llvmMcaNanos / 1e9;
+    }
+
     /**
      * llvm-mca's own throughput of each block: cycles per iteration over {@code iterations} iterations, all
      * blocks as regions of one llvm-mca run (NaN for a block llvm-mc or llvm-mca cannot handle).
@@ -153,8 +160,10 @@ public final class LlvmMcaImporter {
         if (included.isEmpty()) {
             return;
         }
+        long t0 = System.nanoTime();
         Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
                 "-iterations=" + iterations, "--json"), in.toString());
+        llvmMcaNanos += System.nanoTime() - t0;
         if (r.exit == 0) {
             JsonNode regions = json.readTree(r.out).path("CodeRegions");
             if (regions.size() == included.size()) {

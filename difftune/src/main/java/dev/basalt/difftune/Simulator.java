@@ -166,6 +166,7 @@ public final class Simulator {
         long[] portFree = new long[portCount];
         long[] portUse = new long[portCount];
         long[] portBusy = new long[portCount];
+        long[] taken = new long[portCount];
         int width = params.dispatchWidth();
         int[] scheduler = new int[Math.max(1, params.schedulerSize()) + total];
         int schedCount = 0;
@@ -193,7 +194,7 @@ public final class Simulator {
                 int j = scheduler[s];
                 int i = j % n;
                 if (dispatched[j] < now && ready(j, i, n, producers, rows, done, now)
-                        && reserve(demands[i], portFree, portUse, portBusy, now)) {
+                        && reserve(demands[i], portFree, portUse, portBusy, now, taken)) {
                     issued[j] = now;
                     done[j] = now + rows[i].latency();
                     schedUops -= Math.max(1, rows[i].uops());
@@ -208,8 +209,9 @@ public final class Simulator {
                 int i = nextDispatch % n;
                 int uops = Math.max(1, rows[i].uops());
                 int remaining = uops - dispatchedUopsOfCurrent;
-                if (dispatchedUopsOfCurrent == 0 && (robUops + uops > params.robSize()
-                        || (!zeroIdiom[i] && schedUops + uops > params.schedulerSize()))) {
+                // An instruction with more micro-ops than the buffer holds still goes into an empty one.
+                if (dispatchedUopsOfCurrent == 0 && ((robUops > 0 && robUops + uops > params.robSize())
+                        || (!zeroIdiom[i] && schedUops > 0 && schedUops + uops > params.schedulerSize()))) {
                     break;
                 }
                 int take = Math.min(slots, remaining);
@@ -231,7 +233,7 @@ public final class Simulator {
                 nextDispatch++;
             }
             now++;
-            if (++guard > 100_000_000L) {
+            if (++guard > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
                 throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
             }
         }
@@ -318,11 +320,11 @@ public final class Simulator {
      * preferring one not yet taken by this instruction, then the least used; when an instruction has more
      * micro-ops on a group than it has free members, a port takes several and stays busy that many cycles.
      */
-    private boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now) {
+    private boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now, long[] taken) {
         if (demand.length == 0) {
             return true;
         }
-        long[] taken = new long[portCount];
+        Arrays.fill(taken, 0);
         for (int k = 0; k < demand.length; k++) {
             int d = demand[k];
             if (d < 0) {

@@ -76,6 +76,15 @@ class SimulatorTest {
     }
 
     @Test
+    void instructionWiderThanTheSchedulerStillRuns() {
+        SimulatorParams tiny = new SimulatorParams("tiny", 4, 192, 8, 5, MACHINE.ports(),
+                Map.of("DIV r64", new InstructionParams(20, 4, 0, Map.of("0", 20))), Map.of(), ALU, Map.of());
+        // div rcx: 20 micro-ops on port 0 through an 8-entry scheduler: port 0 busy 20 cycles per div.
+        assertEquals(20.0, new Simulator(tiny).run(BasicBlock.fromHex("48f7f1"), new Simulator.Options(200, true, true))
+                .cyclesPerIteration(), 0.5);
+    }
+
+    @Test
     void deterministic() {
         String hex = "488b5c2408488b7c241031d24889de";
         Simulator.Result a = SIM.run(BasicBlock.fromHex(hex), OPTIONS);
