@@ -178,6 +178,9 @@ public final class Simulator {
         long now = 0;
         List<int[]> timeline = new ArrayList<>();
         long guard = 0;
+        long[] iterationRetired = new long[options.iterations()];
+        long finalCycles = -1;
+        int simulatedIterations = options.iterations();
         while (nextRetire < total) {
             // (1) retire
             while (nextRetire < total && done[nextRetire] <= now && nextRetire < nextDispatch) {
@@ -187,6 +190,19 @@ public final class Simulator {
                             (int) done[nextRetire], (int) now});
                 }
                 nextRetire++;
+                if (nextRetire % n == 0) {
+                    int k = nextRetire / n - 1;
+                    iterationRetired[k] = now;
+                    long projected = steadyState(iterationRetired, k, options.iterations());
+                    if (projected >= 0) {
+                        finalCycles = projected + 1;
+                        simulatedIterations = k + 1;
+                        break;
+                    }
+                }
+            }
+            if (finalCycles >= 0) {
+                break;
             }
             // (2) issue, oldest first
             int keep = 0;
@@ -237,16 +253,48 @@ public final class Simulator {
                 throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
             }
         }
-        double iterations = options.iterations();
+        long totalCycles = finalCycles >= 0 ? finalCycles : now;
+        double iterations = simulatedIterations; // statistics are per simulated iteration
         double[] portCycles = new double[portCount];
         for (int p = 0; p < portCount; p++) {
             portCycles[p] = portBusy[p] / iterations;
         }
         double[] wait = new double[n];
-        for (int j = 0; j < total; j++) {
+        for (int j = 0; j < simulatedIterations * n; j++) {
             wait[j % n] += (issued[j] - dispatched[j]) / iterations;
         }
-        return new Result(now / iterations, now, portCycles, wait, fallbacks, timeline);
+        return new Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
+                timeline);
+    }
+
+    /**
+     * Once the core is in a steady state, the rest of the run is known: if the last iterations retired at
+     * exactly periodic times (period W ≤ 8 iterations, the same cycle delta over consecutive windows spanning
+     * at least 24 iterations), the retire cycle of the final iteration is extrapolated and the run
+     * stops early. Returns that cycle, or -1 to keep simulating. The result equals a full run whenever the
+     * schedule is truly periodic, which it is once buffers and ports have settled.
+     */
+    private static long steadyState(long[] retired, int k, int iterations) {
+        int last = iterations - 1;
+        if (k < 24 || k >= last) {
+            return -1;
+        }
+        for (int w = 1; w <= 8; w++) {
+            int windows = Math.max(3, (24 + w - 1) / w); // at least 24 iterations agree, whatever the period
+            if (k < windows * w) {
+                break;
+            }
+            long d = retired[k] - retired[k - w];
+            boolean periodic = true;
+            for (int m = 1; m < windows && periodic; m++) {
+                periodic = retired[k - m * w] - retired[k - (m + 1) * w] == d;
+            }
+            if (periodic) {
+                int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
+                return retired[anchor] + (long) ((last - anchor) / w) * d;
+            }
+        }
+        return -1;
     }
 
     private static boolean ready(int j, int i, int n, List<List<int[]>> producers, InstructionParams[] rows,

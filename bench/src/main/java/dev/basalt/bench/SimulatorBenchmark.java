@@ -1,0 +1,66 @@
+package dev.basalt.bench;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.Simulator;
+import dev.basalt.difftune.SimulatorParams;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The simulator on the 10,000 Haswell blocks of the bundled BHive sample, 100 iterations each, single thread,
+ * one block per operation (score = blocks/s). Blocks are decoded in setup; {@code llvmMcaCompatible} runs
+ * without the stack engine and memory dependencies, as the fidelity comparison does. Compare with llvm-mca-14's
+ * own speed on the same blocks, printed by {@link SimulatorReport}.
+ *
+ * <pre>
+ * mvn -q -DskipTests package -pl bench -am
+ * java -jar bench/target/benchmarks.jar SimulatorBenchmark -rf json -rff docs/jmh-simulator.json
+ * </pre>
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 5)
+@Measurement(iterations = 5, time = 5)
+@Fork(1)
+@Threads(1)
+public class SimulatorBenchmark {
+
+    @Param({"defaults", "llvmMcaCompatible"})
+    public String options;
+
+    private List<BasicBlock> blocks;
+    private Simulator simulator;
+    private Simulator.Options runOptions;
+    private int next;
+
+    @Setup
+    public void setup() {
+        blocks = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().map(LabelledBlock::block).toList();
+        simulator = new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL));
+        runOptions = options.equals("defaults") ? Simulator.Options.defaults() : Simulator.Options.llvmMcaCompatible();
+    }
+
+    @Benchmark
+    public double simulate() {
+        BasicBlock b = blocks.get(next);
+        next = next + 1 == blocks.size() ? 0 : next + 1;
+        return simulator.run(b, runOptions).cyclesPerIteration();
+    }
+}
