@@ -43,7 +43,23 @@ public final class Simulator {
     public Simulator(SimulatorParams params) {
         this.params = Objects.requireNonNull(params, "params");
         this.portCount = params.ports().size();
+        // Hash maps for lookups (the table's own maps are sorted, for readable JSON) and port demands
+        // precomputed for every row, so that a run does no string work beyond one lookup per instruction.
+        this.forms = new java.util.HashMap<>(params.forms());
+        this.mnemonics = new java.util.HashMap<>(params.mnemonics());
+        this.demands = new java.util.IdentityHashMap<>();
+        for (InstructionParams row : params.forms().values()) {
+            demands.put(row, demandList(row));
+        }
+        for (InstructionParams row : params.mnemonics().values()) {
+            demands.put(row, demandList(row));
+        }
+        demands.put(params.generic(), demandList(params.generic()));
     }
+
+    private final Map<String, InstructionParams> forms;
+    private final Map<String, InstructionParams> mnemonics;
+    private final Map<InstructionParams, int[]> demands;
 
     /** The parameter table in use. */
     public SimulatorParams params() {
@@ -96,11 +112,11 @@ public final class Simulator {
 
     /** Looks up an instruction form with the per-mnemonic and generic fallbacks. */
     public Resolved resolve(String form) {
-        InstructionParams p = params.forms().get(form);
+        InstructionParams p = forms.get(form);
         if (p != null) {
             return new Resolved(p, "form");
         }
-        p = params.mnemonics().get(mnemonicOf(form));
+        p = mnemonics.get(mnemonicOf(form));
         if (p != null) {
             return new Resolved(p, "mnemonic");
         }
@@ -138,10 +154,9 @@ public final class Simulator {
             String m = insn.mnemonic();
             stackOp[i] = m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
         }
-        List<List<int[]>> producers = new ArrayList<>(); // per consumer: {producer, loopCarried 0/1}
-        for (int i = 0; i < n; i++) {
-            producers.add(new ArrayList<>());
-        }
+        // Producers of each instruction, flattened: pairs (producer, loop-carried 0/1) in prod[start[i]..start[i+1]).
+        int[] prodCount = new int[n + 1];
+        List<Dependency> sources = new ArrayList<>();
         for (Dependency d : block.dependencyGraph().edges()) {
             if (d.kind() != DependencyKind.RAW) {
                 continue;
@@ -152,11 +167,23 @@ public final class Simulator {
             if (options.stackEngine() && d.resource().name().equals("rsp") && stackOp[d.producer()]) {
                 continue;
             }
-            producers.get(d.consumer()).add(new int[] {d.producer(), d.loopCarried() ? 1 : 0});
+            sources.add(d);
+            prodCount[d.consumer() + 1]++;
+        }
+        for (int i = 0; i < n; i++) {
+            prodCount[i + 1] += prodCount[i];
+        }
+        int[] prod = new int[2 * sources.size()];
+        int[] fill = Arrays.copyOf(prodCount, n);
+        for (Dependency d : sources) {
+            int at = fill[d.consumer()]++;
+            prod[2 * at] = d.producer();
+            prod[2 * at + 1] = d.loopCarried() ? 1 : 0;
         }
         int[][] demands = new int[n][];
         for (int i = 0; i < n; i++) {
-            demands[i] = zeroIdiom[i] ? new int[0] : demandList(rows[i]);
+            int[] known = this.demands.get(rows[i]);
+            demands[i] = zeroIdiom[i] ? new int[0] : known != null ? known : demandList(rows[i]);
         }
         long[] dispatched = new long[total];
         long[] issued = new long[total];
@@ -209,7 +236,7 @@ public final class Simulator {
             for (int s = 0; s < schedCount; s++) {
                 int j = scheduler[s];
                 int i = j % n;
-                if (dispatched[j] < now && ready(j, i, n, producers, rows, done, now)
+                if (dispatched[j] < now && ready(j, i, n, prodCount, prod, rows[i].readAdvance(), done, now)
                         && reserve(demands[i], portFree, portUse, portBusy, now, taken)) {
                     issued[j] = now;
                     done[j] = now + rows[i].latency();
@@ -297,16 +324,16 @@ public final class Simulator {
         return -1;
     }
 
-    private static boolean ready(int j, int i, int n, List<List<int[]>> producers, InstructionParams[] rows,
-                                 long[] done, long now) {
+    private static boolean ready(int j, int i, int n, int[] start, int[] prod, int readAdvance, long[] done,
+                                 long now) {
         int iteration = j / n;
-        for (int[] p : producers.get(i)) {
-            int iter = iteration - p[1];
+        for (int k = start[i]; k < start[i + 1]; k++) {
+            int iter = iteration - prod[2 * k + 1];
             if (iter < 0) {
                 continue; // the first iteration's loop-carried inputs are ready
             }
-            long d = done[iter * n + p[0]];
-            if (d == Long.MAX_VALUE || d - rows[i].readAdvance() > now) {
+            long d = done[iter * n + prod[2 * k]];
+            if (d == Long.MAX_VALUE || d - readAdvance > now) {
                 return false;
             }
         }
