@@ -1,0 +1,79 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.Simulator;
+import dev.basalt.difftune.SimulatorParams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The {@code predict} contract, with the simulator. */
+class PredictCommandTest {
+
+    private static String simulated(String hex, Microarchitecture m) {
+        double c = new Simulator(SimulatorParams.bundled(m)).run(BasicBlock.fromHex(hex), Simulator.Options.defaults())
+                .cyclesPerIteration();
+        return String.format(Locale.ROOT, "%.4f", c);
+    }
+
+    @Test
+    void csvHasOneRowPerBlockAndCpuInInputOrderAndErrorRows(@TempDir Path dir) throws Exception {
+        Path input = dir.resolve("blocks.csv");
+        Files.writeString(input, "4889de4889c24c89ff,100\nzz,5\n488b5c2408488b7c241031d24889de,200\n");
+        CliRun r = CliRun.of("predict", "--model", "simulator", "--mcpu", "hsw", "--mcpu", "skl", "--input",
+                input.toString(), "--format", "csv");
+        assertEquals(2, r.exit(), r.err());
+        List<String> lines = r.out().strip().lines().toList();
+        assertEquals("hex,mcpu,cycles_per_iteration", lines.get(0));
+        assertEquals(7, lines.size(), r.out());
+        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL),
+                lines.get(1));
+        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE),
+                lines.get(2));
+        assertTrue(lines.get(3).startsWith("zz,haswell,error: "), lines.get(3));
+        assertTrue(lines.get(5).startsWith("488b5c2408488b7c241031d24889de,haswell,"), lines.get(5));
+    }
+
+    @Test
+    void jsonAndTextAndAllCpusByDefault() throws Exception {
+        CliRun j = CliRun.of("predict", "--model", "simulator", "--format", "json", "4883c001");
+        assertEquals(0, j.exit(), j.err());
+        JsonNode rows = new ObjectMapper().readTree(j.out());
+        assertEquals(3, rows.size(), "haswell, skylake and ivybridge");
+        // add rax, 1 is a one-cycle dependency chain on every CPU.
+        for (JsonNode row : rows) {
+            assertEquals(1.0, row.get("cycles_per_iteration").asDouble(), 0.05, row.toString());
+        }
+        CliRun t = CliRun.of("predict", "--model", "simulator", "--mcpu", "ivb", "4883c001");
+        assertTrue(t.out().contains("ivybridge") && t.out().contains("cycles/iteration"), t.out());
+    }
+
+    @Test
+    void unknownModelIsBadInput() {
+        CliRun r = CliRun.of("predict", "--model", "oracle", "4883c001");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("unknown model 'oracle'"), r.err());
+    }
+
+    @Test
+    void simulateShowsPortsAndTimeline() {
+        // push rbx; pop rbx: with the stack engine the rsp chain is free.
+        CliRun with = CliRun.of("simulate", "--timeline", "535b");
+        CliRun without = CliRun.of("simulate", "--no-stack-engine", "535b");
+        assertEquals(0, with.exit(), with.err());
+        assertTrue(with.out().contains("port cycles/iteration:") && with.out().contains("dispatch"), with.out());
+        double a = Double.parseDouble(with.out().replaceAll("(?s).*?: ([0-9.]+) cycles/iteration.*", "$1"));
+        double b = Double.parseDouble(without.out().replaceAll("(?s).*?: ([0-9.]+) cycles/iteration.*", "$1"));
+        assertTrue(a < b, "stack engine " + a + " vs llvm-mca-like " + b);
+    }
+}
