@@ -44,7 +44,7 @@ public final class Basalt {
                 e.printStackTrace(cmd.getErr());
             }
             // Bad user input (an unknown CPU name, an unreadable file) is exit 2, like a usage error.
-            return e instanceof IllegalArgumentException || e instanceof DatasetCommand.BadInputException
+            return e instanceof IllegalArgumentException || e instanceof BadInputException
                     || e instanceof java.nio.file.NoSuchFileException ? EXIT_BAD_INPUT : EXIT_ERROR;
         });
         return cl.execute(args);

@@ -201,13 +201,4 @@ final class DatasetCommand {
             return 0;
         }
     }
-
-    /** Bad user input found by a command: exit code 2, one line. */
-    static final class BadInputException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        BadInputException(String message) {
-            super(message);
-        }
-    }
 }

@@ -76,7 +76,7 @@ final class PredictCommand implements Callable<Integer> {
         List<String> inputs = new ArrayList<>(hex);
         if (input != null) {
             if (!Files.isReadable(input)) {
-                throw new DatasetCommand.BadInputException("cannot read input file " + input);
+                throw new BadInputException("cannot read input file " + input);
             }
             for (String line : Files.readAllLines(input)) {
                 String t = line.trim();

@@ -85,6 +85,28 @@ class SimulatorTest {
     }
 
     @Test
+    void threadSafeWithTheBundledTables() throws Exception {
+        SimulatorEstimator estimator = SimulatorEstimator.bundled();
+        List<BasicBlock> blocks = dev.basalt.datasets.Dataset.bundled().blocks().stream().limit(400)
+                .map(dev.basalt.datasets.LabelledBlock::block).toList();
+        double[] single = blocks.stream().mapToDouble(b -> estimator.predict(b,
+                dev.basalt.core.Microarchitecture.SKYLAKE).cyclesPerIteration()).toArray();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<double[]>> runs = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                runs.add(pool.submit(() -> blocks.stream().mapToDouble(b -> estimator.predict(b,
+                        dev.basalt.core.Microarchitecture.SKYLAKE).cyclesPerIteration()).toArray()));
+            }
+            for (java.util.concurrent.Future<double[]> f : runs) {
+                org.junit.jupiter.api.Assertions.assertArrayEquals(single, f.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
     void deterministic() {
         String hex = "488b5c2408488b7c241031d24889de";
         Simulator.Result a = SIM.run(BasicBlock.fromHex(hex), OPTIONS);
