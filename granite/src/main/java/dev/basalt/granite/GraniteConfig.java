@@ -1,0 +1,38 @@
+package dev.basalt.granite;
+
+import dev.basalt.decoder.MemoryPolicy;
+
+/**
+ * Every hyper-parameter of a GRANITE model and its training, in one place (saved with the weights).
+ *
+ * @param hidden       width of node, edge and global vectors
+ * @param steps        message-passing steps (one shared set of update networks applied {@code steps} times)
+ * @param mlpHidden    hidden layers in each update network
+ * @param learningRate Adam learning rate
+ * @param epochs       maximum epochs
+ * @param batchInstructions instructions per batch (batches are bounded by instruction count)
+ * @param clipNorm     gradient clipping: the global gradient norm is scaled down to at most this
+ * @param patience     early stopping: epochs without a better validation MAPE before stopping
+ * @param seed         seed of weight initialisation and shuffling
+ * @param memoryPolicy memory aliasing used when building graphs
+ */
+public record GraniteConfig(int hidden, int steps, int mlpHidden, double learningRate, int epochs,
+                            int batchInstructions, double clipNorm, int patience, long seed,
+                            MemoryPolicy memoryPolicy) {
+
+    public GraniteConfig {
+        if (hidden < 1 || steps < 0 || mlpHidden < 0 || epochs < 0 || batchInstructions < 1 || patience < 1) {
+            throw new IllegalArgumentException("invalid GRANITE configuration: " + hidden + "/" + steps + "/"
+                    + mlpHidden + "/" + epochs + "/" + batchInstructions + "/" + patience);
+        }
+        if (!(learningRate > 0) || !(clipNorm > 0)) {
+            throw new IllegalArgumentException("learning rate and clip norm must be > 0");
+        }
+        java.util.Objects.requireNonNull(memoryPolicy, "memoryPolicy");
+    }
+
+    /** The defaults of DESIGN.md §5, scaled to a 2-core CPU: 128 wide, 4 steps, 2 hidden layers. */
+    public static GraniteConfig defaults() {
+        return new GraniteConfig(128, 4, 2, 1e-3, 60, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS);
+    }
+}
