@@ -1,0 +1,263 @@
+package dev.basalt.core.training;
+
+import ai.djl.engine.Engine;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.GradientCollector;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.IntConsumer;
+
+/**
+ * The training loop both learned models share (DESIGN.md §5/§6): multi-task heads with label masking, a
+ * relative-error loss, seeded shuffling, batches bounded by instruction count, Adam with global gradient-norm
+ * clipping, and early stopping on validation MAPE (the best epoch's weights are kept).
+ *
+ * <p>Loss: for each head, the mean of |predicted − measured| / measured over the blocks that have a label for
+ * that head; the loss is the mean over the heads present in the batch. Deterministic for a given seed.
+ *
+ * @param <B> the model's batch type
+ */
+public final class MultiTaskTrainer<B> {
+
+    /** What the trainer needs from a model. */
+    public interface Model<B> {
+        /** Trainable parameters, in a fixed order. */
+        Map<String, NDArray> parameters();
+
+        /** Builds the batch of the given examples. */
+        B batch(List<Integer> examples);
+
+        /** Predictions [examples × heads] in cycles per iteration; intermediates go to {@code manager}. */
+        NDArray predict(B batch, NDManager manager);
+    }
+
+    /**
+     * Settings.
+     *
+     * @param learningRate      Adam learning rate
+     * @param clipNorm          maximum global gradient norm
+     * @param epochs            maximum epochs
+     * @param patience          epochs without improvement before stopping
+     * @param batchInstructions maximum instructions per batch
+     * @param seed              shuffling seed
+     */
+    public record Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
+                           long seed) {
+    }
+
+    /** Per-epoch progress: training loss and validation MAPE per head. */
+    public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds) {
+    }
+
+    private final Settings settings;
+    private final Engine engine;
+
+    public MultiTaskTrainer(Engine engine, Settings settings) {
+        this.engine = engine;
+        this.settings = settings;
+    }
+
+    /**
+     * Trains {@code model}.
+     *
+     * @param labels     per example, per head: cycles per iteration, or NaN when the example has no label
+     * @param sizes      per example: its instruction count (bounds batches)
+     * @param train      indices of training examples
+     * @param validation indices of validation examples (may be empty: then every epoch runs)
+     * @param onEpoch    progress callback
+     * @param onBatch    called with the number of training examples done in the epoch
+     * @return the epochs run; the model holds the weights of the best validation epoch
+     */
+    public List<Epoch> train(Model<B> model, double[][] labels, int[] sizes, List<Integer> train,
+                             List<Integer> validation, java.util.function.Consumer<Epoch> onEpoch, IntConsumer onBatch) {
+        Map<String, NDArray> params = model.parameters();
+        Map<String, NDArray[]> adam = new HashMap<>();
+        NDManager state = params.values().iterator().next().getManager().newSubManager();
+        for (Map.Entry<String, NDArray> p : params.entrySet()) {
+            adam.put(p.getKey(), new NDArray[] {state.zeros(p.getValue().getShape()), state.zeros(p.getValue().getShape())});
+        }
+        List<Epoch> epochs = new ArrayList<>();
+        double best = Double.POSITIVE_INFINITY;
+        Map<String, float[]> bestWeights = snapshot(params);
+        int sinceBest = 0;
+        long step = 0;
+        try {
+            for (int epoch = 1; epoch <= settings.epochs(); epoch++) {
+                long t0 = System.nanoTime();
+                List<Integer> order = new ArrayList<>(train);
+                Collections.shuffle(order, new Random(settings.seed() * 31 + epoch));
+                double lossSum = 0;
+                int batches = 0;
+                int done = 0;
+                for (List<Integer> examples : batches(order, sizes)) {
+                    step++;
+                    try (NDManager batch = state.newSubManager()) {
+                        B b = model.batch(examples);
+                        double loss;
+                        try (GradientCollector gc = engine.newGradientCollector()) {
+                            gc.zeroGradients();
+                            NDArray predicted = model.predict(b, batch);
+                            NDArray l = loss(predicted, examples, labels, batch);
+                            loss = l.getFloat();
+                            gc.backward(l);
+                        }
+                        update(params, adam, step, batch);
+                        lossSum += loss;
+                        batches++;
+                    }
+                    done += examples.size();
+                    onBatch.accept(done);
+                }
+                double[] mape = validation.isEmpty() ? new double[0] : evaluate(model, labels, sizes, validation, state);
+                double score = mean(mape);
+                Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9);
+                epochs.add(e);
+                onEpoch.accept(e);
+                if (validation.isEmpty() || score < best) {
+                    best = validation.isEmpty() ? best : score;
+                    bestWeights = snapshot(params);
+                    sinceBest = 0;
+                } else if (++sinceBest >= settings.patience()) {
+                    break;
+                }
+            }
+            restore(params, bestWeights);
+        } finally {
+            state.close();
+        }
+        return epochs;
+    }
+
+    /** Validation MAPE per head (NaN for a head without labels). */
+    public double[] evaluate(Model<B> model, double[][] labels, int[] sizes, List<Integer> examples, NDManager parent) {
+        int heads = labels.length == 0 ? 0 : labels[0].length;
+        double[] sum = new double[heads];
+        int[] count = new int[heads];
+        for (List<Integer> chunk : batches(examples, sizes)) {
+            try (NDManager m = parent.newSubManager()) {
+                float[] p = model.predict(model.batch(chunk), m).toFloatArray();
+                for (int i = 0; i < chunk.size(); i++) {
+                    for (int c = 0; c < heads; c++) {
+                        double y = labels[chunk.get(i)][c];
+                        if (!Double.isNaN(y)) {
+                            sum[c] += Math.abs(p[i * heads + c] - y) / y;
+                            count[c]++;
+                        }
+                    }
+                }
+            }
+        }
+        double[] mape = new double[heads];
+        for (int c = 0; c < heads; c++) {
+            mape[c] = count[c] == 0 ? Double.NaN : sum[c] / count[c];
+        }
+        return mape;
+    }
+
+    /** Consecutive runs of examples whose instruction counts add up to at most the batch bound. */
+    List<List<Integer>> batches(List<Integer> order, int[] sizes) {
+        List<List<Integer>> out = new ArrayList<>();
+        List<Integer> current = new ArrayList<>();
+        int instructions = 0;
+        for (int ex : order) {
+            if (!current.isEmpty() && instructions + sizes[ex] > settings.batchInstructions()) {
+                out.add(current);
+                current = new ArrayList<>();
+                instructions = 0;
+            }
+            current.add(ex);
+            instructions += sizes[ex];
+        }
+        if (!current.isEmpty()) {
+            out.add(current);
+        }
+        return out;
+    }
+
+    /** Masked relative error, averaged per head over labelled examples, then over heads present. */
+    static NDArray loss(NDArray predicted, List<Integer> examples, double[][] labels, NDManager m) {
+        int heads = (int) predicted.getShape().get(1);
+        float[] y = new float[examples.size() * heads];
+        float[] mask = new float[y.length];
+        float[] headWeight = new float[heads];
+        for (int i = 0; i < examples.size(); i++) {
+            for (int c = 0; c < heads; c++) {
+                double v = labels[examples.get(i)][c];
+                boolean has = !Double.isNaN(v);
+                y[i * heads + c] = has ? (float) v : 1f;
+                mask[i * heads + c] = has ? 1f : 0f;
+                headWeight[c] += has ? 1f : 0f;
+            }
+        }
+        int present = 0;
+        for (int c = 0; c < heads; c++) {
+            if (headWeight[c] > 0) {
+                present++;
+            }
+        }
+        for (int c = 0; c < heads; c++) {
+            headWeight[c] = headWeight[c] > 0 ? 1f / (headWeight[c] * present) : 0f;
+        }
+        Shape shape = new Shape(examples.size(), heads);
+        NDArray target = m.create(y, shape);
+        NDArray weights = m.create(mask, shape).mul(m.create(headWeight, new Shape(1, heads)));
+        return predicted.sub(target).abs().div(target).mul(weights).sum();
+    }
+
+    private void update(Map<String, NDArray> params, Map<String, NDArray[]> adam, long step, NDManager m) {
+        double norm = 0;
+        Map<String, NDArray> grads = new HashMap<>();
+        for (Map.Entry<String, NDArray> p : params.entrySet()) {
+            // A copy in the batch's manager: every array computed from it then dies with the batch.
+            NDArray g = p.getValue().getGradient().duplicate();
+            g.attach(m);
+            grads.put(p.getKey(), g);
+            norm += g.square().sum().getFloat();
+        }
+        norm = Math.sqrt(norm);
+        float clip = norm > settings.clipNorm() ? (float) (settings.clipNorm() / norm) : 1f;
+        float b1 = 0.9f;
+        float b2 = 0.999f;
+        float lr = (float) (settings.learningRate() * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
+        for (Map.Entry<String, NDArray> p : params.entrySet()) {
+            NDArray g = grads.get(p.getKey()).mul(clip);
+            NDArray[] mv = adam.get(p.getKey());
+            mv[0].muli(b1).addi(g.mul(1 - b1));
+            mv[1].muli(b2).addi(g.square().mul(1 - b2));
+            NDArray denominator = mv[1].sqrt();
+            denominator.attach(m);
+            NDArray ratio = mv[0].div(denominator.add(1e-8f));
+            ratio.attach(m);
+            p.getValue().subi(ratio.mul(lr));
+        }
+    }
+
+    private static double mean(double[] v) {
+        double s = 0;
+        int n = 0;
+        for (double x : v) {
+            if (!Double.isNaN(x)) {
+                s += x;
+                n++;
+            }
+        }
+        return n == 0 ? Double.NaN : s / n;
+    }
+
+    private static Map<String, float[]> snapshot(Map<String, NDArray> params) {
+        Map<String, float[]> s = new HashMap<>();
+        params.forEach((k, v) -> s.put(k, v.toFloatArray()));
+        return s;
+    }
+
+    private static void restore(Map<String, NDArray> params, Map<String, float[]> weights) {
+        params.forEach((k, v) -> v.set(weights.get(k)));
+    }
+}

@@ -1,0 +1,156 @@
+package dev.basalt.granite;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import dev.basalt.core.Djl;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Vocabulary;
+import dev.basalt.decoder.BasicBlock;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * A GRANITE model: the network, its vocabulary, configuration and the CPUs its heads predict. Predictions
+ * are serialised (one forward pass at a time), which makes the model safe to share between threads.
+ */
+public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
+
+    private final GraniteConfig config;
+    private final Vocabulary vocabulary;
+    private final List<Microarchitecture> cpus;
+    private final NDManager manager;
+    private final GraniteNetwork network;
+
+    private GraniteModel(GraniteConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus) {
+        this.config = config;
+        this.vocabulary = vocabulary;
+        this.cpus = List.copyOf(cpus);
+        this.manager = Djl.engine().newBaseManager();
+        this.network = new GraniteNetwork(manager, config, vocabulary.size(), cpus.size());
+    }
+
+    /** A freshly initialised model (weights from {@code config.seed()}). */
+    public static GraniteModel create(GraniteConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus) {
+        return new GraniteModel(config, vocabulary, cpus);
+    }
+
+    /** The vocabulary of the node tokens of these blocks' graphs, with the structural tokens reserved. */
+    public static Vocabulary vocabulary(List<BasicBlock> blocks, GraniteConfig config) {
+        List<String> tokens = new ArrayList<>();
+        for (BasicBlock b : blocks) {
+            GraniteGraph.of(b, config.memoryPolicy()).nodes().forEach(n -> tokens.add(n.token()));
+        }
+        return Vocabulary.build(tokens, dev.basalt.datasets.Tokens.STRUCTURAL, 1);
+    }
+
+    public GraniteConfig config() {
+        return config;
+    }
+
+    public Vocabulary vocabulary() {
+        return vocabulary;
+    }
+
+    /**
+     * Trains on {@code train}, stopping early on {@code validation}'s MAPE.
+     *
+     * @return one record per epoch run
+     */
+    public List<MultiTaskTrainer.Epoch> train(List<LabelledBlock> train, List<LabelledBlock> validation,
+                                              Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
+        List<LabelledBlock> all = new ArrayList<>(train);
+        all.addAll(validation);
+        List<GraniteGraph> graphs = all.stream().map(b -> GraniteGraph.of(b.block(), config.memoryPolicy())).toList();
+        double[][] labels = new double[all.size()][cpus.size()];
+        int[] sizes = new int[all.size()];
+        for (int i = 0; i < all.size(); i++) {
+            for (int c = 0; c < cpus.size(); c++) {
+                labels[i][c] = all.get(i).throughput(cpus.get(c)).orElse(Double.NaN);
+            }
+            sizes[i] = all.get(i).block().size();
+        }
+        List<Integer> trainIdx = new ArrayList<>();
+        List<Integer> validationIdx = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            (i < train.size() ? trainIdx : validationIdx).add(i);
+        }
+        MultiTaskTrainer.Model<GraniteBatch> model = new MultiTaskTrainer.Model<>() {
+            @Override
+            public Map<String, NDArray> parameters() {
+                return network.params;
+            }
+
+            @Override
+            public GraniteBatch batch(List<Integer> examples) {
+                return new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary);
+            }
+
+            @Override
+            public NDArray predict(GraniteBatch batch, NDManager m) {
+                return network.forward(batch, m).get(1);
+            }
+        };
+        MultiTaskTrainer<GraniteBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
+                new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
+                        config.patience(), config.batchInstructions(), config.seed()));
+        synchronized (this) {
+            return trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch, onBatch);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "granite";
+    }
+
+    @Override
+    public Set<Microarchitecture> supported() {
+        return EnumSet.copyOf(cpus);
+    }
+
+    @Override
+    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        return predictAll(List.of(block), uarch).get(0);
+    }
+
+    @Override
+    public synchronized List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
+        checkSupported(uarch);
+        int head = cpus.indexOf(uarch);
+        List<GraniteGraph> graphs = blocks.stream().map(b -> GraniteGraph.of(b, config.memoryPolicy())).toList();
+        GraniteBatch batch = new GraniteBatch(graphs, vocabulary);
+        try (NDManager m = manager.newSubManager()) {
+            NDList out = network.forward(batch, m);
+            float[] contributions = out.get(0).toFloatArray();
+            float[] totals = out.get(1).toFloatArray();
+            List<Prediction> predictions = new ArrayList<>();
+            int instruction = 0;
+            for (int g = 0; g < blocks.size(); g++) {
+                List<Double> parts = new ArrayList<>();
+                for (int k = 0; k < blocks.get(g).size(); k++) {
+                    parts.add((double) contributions[(instruction++) * cpus.size() + head]);
+                }
+                // A sum of contributions can be slightly negative for an untrained network; clamp to zero.
+                predictions.add(new Prediction(Math.max(0, totals[g * cpus.size() + head]), parts));
+            }
+            return predictions;
+        }
+    }
+
+    @Override
+    public void close() {
+        network.close();
+        manager.close();
+    }
+}

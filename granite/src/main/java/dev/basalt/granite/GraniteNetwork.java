@@ -1,0 +1,182 @@
+package dev.basalt.granite;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The GRANITE network (DESIGN.md §5) over a {@link GraniteBatch}.
+ *
+ * <p>Encoder: learned embeddings of node tokens and edge types, and a linear layer over the bag of tokens
+ * for the global vector. Core: one graph-network block applied {@code steps} times — each edge from
+ * [edge, sender, receiver, global], each node from [sum of incoming edges, node, global], the global from
+ * [sum of edges, sum of nodes, global]; each update an MLP (leaky-ReLU 0.1 hidden layers, linear output)
+ * followed by a residual connection and layer normalisation. Readout: the instruction nodes go through a
+ * shared dense layer and then one small MLP head per CPU that outputs each instruction's contribution in
+ * cycles; a block's prediction is the sum of its instructions' contributions.
+ *
+ * <p>Parameters are plain NDArrays owned by the network's manager, initialised from {@code seed} with
+ * Java's {@link SplittableRandom} (so initialisation does not depend on the engine's random state). Every
+ * intermediate of a forward pass lives in the caller's per-batch manager.
+ */
+final class GraniteNetwork implements AutoCloseable {
+
+    static final int EDGE_TYPES = GraniteGraph.EdgeType.values().length;
+
+    final GraniteConfig config;
+    final int vocabulary;
+    final int heads;
+    private final NDManager manager;
+    /** Parameters in a fixed order (the order they are saved and updated in). */
+    final Map<String, NDArray> params = new LinkedHashMap<>();
+
+    GraniteNetwork(NDManager parent, GraniteConfig config, int vocabulary, int heads) {
+        this.config = config;
+        this.vocabulary = vocabulary;
+        this.heads = heads;
+        this.manager = parent.newSubManager();
+        SplittableRandom rnd = new SplittableRandom(config.seed());
+        int h = config.hidden();
+        param("node.embedding", rnd, vocabulary, h);
+        param("edge.embedding", rnd, EDGE_TYPES, h);
+        param("global.w", rnd, vocabulary, h);
+        zeros("global.b", h);
+        mlp("edge", rnd, 4 * h);
+        mlp("node", rnd, 3 * h);
+        mlp("global", rnd, 3 * h);
+        for (String ln : new String[] {"edge.ln", "node.ln", "global.ln"}) {
+            ones(ln + ".gamma", h);
+            zeros(ln + ".beta", h);
+        }
+        param("readout.w", rnd, h, h);
+        zeros("readout.b", h);
+        for (int c = 0; c < heads; c++) {
+            param("head" + c + ".w1", rnd, h, h);
+            zeros("head" + c + ".b1", h);
+            param("head" + c + ".w2", rnd, h, 1);
+            zeros("head" + c + ".b2", 1);
+        }
+    }
+
+    private void mlp(String name, SplittableRandom rnd, int in) {
+        int h = config.hidden();
+        int width = in;
+        for (int layer = 0; layer <= config.mlpHidden(); layer++) {
+            param(name + ".w" + layer, rnd, width, h);
+            zeros(name + ".b" + layer, h);
+            width = h;
+        }
+    }
+
+    private void param(String name, SplittableRandom rnd, int rows, int cols) {
+        float[] v = new float[rows * cols];
+        double scale = Math.sqrt(2.0 / rows); // He initialisation for the leaky-ReLU layers
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) (gaussian(rnd) * scale);
+        }
+        add(name, manager.create(v, new Shape(rows, cols)));
+    }
+
+    private static double gaussian(SplittableRandom rnd) {
+        double u = 1.0 - rnd.nextDouble();
+        double w = rnd.nextDouble();
+        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * w);
+    }
+
+    private void zeros(String name, int n) {
+        add(name, manager.zeros(new Shape(n)));
+    }
+
+    private void ones(String name, int n) {
+        add(name, manager.ones(new Shape(n)));
+    }
+
+    private void add(String name, NDArray a) {
+        a.setRequiresGradient(true);
+        params.put(name, a);
+    }
+
+    NDArray p(String name) {
+        return params.get(name);
+    }
+
+    /** Row gather of a parameter, with the result moved into the batch's manager. */
+    private NDArray rows(NDArray table, NDArray index, NDManager batch) {
+        NDArray r = table.get(new NDIndex("{}", index));
+        r.attach(batch);
+        return r;
+    }
+
+    private NDArray mlp(String name, NDArray x) {
+        for (int layer = 0; layer <= config.mlpHidden(); layer++) {
+            x = x.matMul(p(name + ".w" + layer)).add(p(name + ".b" + layer));
+            if (layer < config.mlpHidden()) {
+                x = leaky(x);
+            }
+        }
+        return x;
+    }
+
+    private static NDArray leaky(NDArray x) {
+        return x.maximum(x.mul(0.1f));
+    }
+
+    private NDArray layerNorm(String name, NDArray x) {
+        NDArray mean = x.mean(new int[] {1}, true);
+        NDArray centred = x.sub(mean);
+        NDArray var = centred.square().mean(new int[] {1}, true);
+        return centred.div(var.add(1e-5f).sqrt()).mul(p(name + ".gamma")).add(p(name + ".beta"));
+    }
+
+    /**
+     * Runs the network.
+     *
+     * @return {instruction contributions [instructions × heads], block predictions [graphs × heads]}
+     */
+    NDList forward(GraniteBatch b, NDManager batch) {
+        int nodes = b.nodes();
+        NDArray tokens = batch.create(b.tokens);
+        NDArray senders = batch.create(b.senders);
+        NDArray receivers = batch.create(b.receivers);
+        NDArray edgeOfGraph = batch.create(b.edgeGraph).oneHot(b.graphs);      // [E, G]
+        NDArray nodeOfGraph = batch.create(b.nodeGraph).oneHot(b.graphs);      // [N, G]
+        NDArray incoming = receivers.oneHot(nodes).transpose();                // [N, E]
+        NDArray x = rows(p("node.embedding"), tokens, batch);
+        NDArray e = rows(p("edge.embedding"), batch.create(b.edgeTypes), batch);
+        NDArray g = batch.create(b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
+                .add(p("global.b"));
+        for (int step = 0; step < config.steps(); step++) {
+            NDArray edgeIn = NDArrays.concat(new NDList(e, x.get(new NDIndex("{}", senders)),
+                    x.get(new NDIndex("{}", receivers)), edgeOfGraph.matMul(g)), 1);
+            e = layerNorm("edge.ln", e.add(mlp("edge", edgeIn)));
+            NDArray nodeIn = NDArrays.concat(new NDList(incoming.matMul(e), x, nodeOfGraph.matMul(g)), 1);
+            x = layerNorm("node.ln", x.add(mlp("node", nodeIn)));
+            NDArray globalIn = NDArrays.concat(new NDList(edgeOfGraph.transpose().matMul(e),
+                    nodeOfGraph.transpose().matMul(x), g), 1);
+            g = layerNorm("global.ln", g.add(mlp("global", globalIn)));
+        }
+        NDArray instructions = x.get(new NDIndex("{}", batch.create(b.instructionNodes)));
+        NDArray shared = leaky(instructions.matMul(p("readout.w")).add(p("readout.b")));
+        NDList perHead = new NDList();
+        for (int c = 0; c < heads; c++) {
+            perHead.add(leaky(shared.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
+                    .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
+        }
+        NDArray contributions = NDArrays.concat(perHead, 1);                   // [I, C]
+        NDArray instructionOfGraph = batch.create(b.instructionGraph).oneHot(b.graphs); // [I, G]
+        NDArray blocks = instructionOfGraph.transpose().matMul(contributions);   // [G, C]
+        return new NDList(contributions, blocks);
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+}

@@ -1,0 +1,64 @@
+package dev.basalt.granite;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.datasets.Vocabulary;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.MemoryPolicy;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A tiny GRANITE trains (its loss falls) and is reproducible (same seed, same weights, same predictions). */
+class GraniteModelTest {
+
+    private static final GraniteConfig TINY = new GraniteConfig(16, 2, 1, 3e-3, 4, 400, 5.0, 10, 7,
+            MemoryPolicy.ALL_ALIAS);
+    private static final List<Microarchitecture> CPUS = List.of(Microarchitecture.HASWELL, Microarchitecture.SKYLAKE);
+
+    private record Run(List<MultiTaskTrainer.Epoch> epochs, double[] predictions) {
+    }
+
+    private static Run trainOnce(List<LabelledBlock> train, List<LabelledBlock> validation, Vocabulary vocab,
+                                 List<BasicBlock> probe) {
+        try (GraniteModel model = GraniteModel.create(TINY, vocab, CPUS)) {
+            List<MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> { }, n -> { });
+            double[] p = model.predictAll(probe, Microarchitecture.HASWELL).stream()
+                    .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            return new Run(epochs, p);
+        }
+    }
+
+    @Test
+    void trainsAndIsReproducible() {
+        Dataset data = Dataset.bundled();
+        SplitScheme scheme = SplitScheme.defaults();
+        List<LabelledBlock> train = data.blocks(scheme, Split.TRAIN).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL) || b.hasLabel(Microarchitecture.SKYLAKE))
+                .filter(b -> b.block().size() <= 20).limit(300).toList();
+        List<LabelledBlock> validation = data.blocks(scheme, Split.VALIDATION).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).filter(b -> b.block().size() <= 20).limit(60)
+                .toList();
+        Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), TINY);
+        List<BasicBlock> probe = validation.stream().limit(20).map(LabelledBlock::block).toList();
+        Run a = trainOnce(train, validation, vocab, probe);
+        Run b = trainOnce(train, validation, vocab, probe);
+        a.epochs().forEach(e -> System.err.printf("tiny GRANITE epoch %d: loss %.4f, validation MAPE %s (%.1f s)%n",
+                e.epoch(), e.trainLoss(), java.util.Arrays.toString(e.validationMape()), e.seconds()));
+        assertEquals(TINY.epochs(), a.epochs().size());
+        assertTrue(a.epochs().get(a.epochs().size() - 1).trainLoss() < a.epochs().get(0).trainLoss(),
+                "training loss falls");
+        assertArrayEquals(a.predictions(), b.predictions(), 0.0, "same seed and data, same predictions");
+        for (double p : a.predictions()) {
+            assertTrue(p >= 0 && Double.isFinite(p));
+        }
+    }
+}
