@@ -148,6 +148,115 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         }
     }
 
+    /**
+     * Saves the model as one zip file, atomically: {@code model.json} (format, configuration, CPUs, vocabulary
+     * and the given provenance) and {@code weights.bin} (every parameter: name, shape, float32 values).
+     */
+    public synchronized void save(java.nio.file.Path file, Map<String, Object> provenance) throws java.io.IOException {
+        Map<String, Object> meta = new java.util.LinkedHashMap<>();
+        meta.put("format", FORMAT);
+        meta.put("config", config);
+        meta.put("cpus", cpus.stream().map(Microarchitecture::llvmName).toList());
+        meta.put("vocabulary", vocabulary);
+        meta.put("provenance", provenance);
+        byte[] json = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(meta);
+        dev.basalt.core.AtomicFiles.write(file, out -> {
+            try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(out)) {
+                zip.putNextEntry(new java.util.zip.ZipEntry("model.json"));
+                zip.write(json);
+                zip.closeEntry();
+                zip.putNextEntry(new java.util.zip.ZipEntry("weights.bin"));
+                java.io.DataOutputStream data = new java.io.DataOutputStream(zip);
+                data.writeInt(network.params.size());
+                for (Map.Entry<String, NDArray> p : network.params.entrySet()) {
+                    data.writeUTF(p.getKey());
+                    long[] shape = p.getValue().getShape().getShape();
+                    data.writeInt(shape.length);
+                    for (long d : shape) {
+                        data.writeLong(d);
+                    }
+                    for (float f : p.getValue().toFloatArray()) {
+                        data.writeFloat(f);
+                    }
+                }
+                data.flush();
+                zip.closeEntry();
+            }
+        });
+    }
+
+    /**
+     * Loads a model written by {@link #save}.
+     *
+     * @throws java.io.IOException naming the file and what is wrong with it (not a model, truncated, a
+     *                             parameter missing or of the wrong shape)
+     */
+    public static GraniteModel load(java.nio.file.Path file) throws java.io.IOException {
+        byte[] json = null;
+        byte[] weights = null;
+        try (java.util.zip.ZipInputStream zip = new java.util.zip.ZipInputStream(java.nio.file.Files.newInputStream(file))) {
+            for (java.util.zip.ZipEntry e; (e = zip.getNextEntry()) != null; ) {
+                if (e.getName().equals("model.json")) {
+                    json = zip.readAllBytes();
+                } else if (e.getName().equals("weights.bin")) {
+                    weights = zip.readAllBytes();
+                }
+            }
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            throw new java.io.IOException(file + " is not a readable GRANITE model: " + e.getMessage(), e);
+        }
+        if (json == null || weights == null) {
+            throw new java.io.IOException(file + " is not a GRANITE model (model.json or weights.bin missing)");
+        }
+        com.fasterxml.jackson.databind.JsonNode meta = JSON.readTree(json);
+        if (!FORMAT.equals(meta.path("format").asText())) {
+            throw new java.io.IOException(file + " has format '" + meta.path("format").asText() + "', expected " + FORMAT);
+        }
+        GraniteConfig config = JSON.treeToValue(meta.get("config"), GraniteConfig.class);
+        Vocabulary vocab = JSON.treeToValue(meta.get("vocabulary"), Vocabulary.class);
+        List<Microarchitecture> cpus = new ArrayList<>();
+        meta.get("cpus").forEach(n -> cpus.add(Microarchitecture.parse(n.asText())));
+        GraniteModel model = new GraniteModel(config, vocab, cpus);
+        try (java.io.DataInputStream data = new java.io.DataInputStream(new java.io.ByteArrayInputStream(weights))) {
+            int count = data.readInt();
+            if (count != model.network.params.size()) {
+                throw new java.io.IOException("has " + count + " parameters, the configuration needs "
+                        + model.network.params.size());
+            }
+            for (int k = 0; k < count; k++) {
+                String name = data.readUTF();
+                NDArray target = model.network.params.get(name);
+                int rank = data.readInt();
+                long[] shape = new long[rank];
+                for (int d = 0; d < rank; d++) {
+                    shape[d] = data.readLong();
+                }
+                if (target == null || !java.util.Arrays.equals(shape, target.getShape().getShape())) {
+                    throw new java.io.IOException("parameter " + name + " " + java.util.Arrays.toString(shape)
+                            + " does not fit the configuration");
+                }
+                float[] v = new float[(int) target.size()];
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = data.readFloat();
+                }
+                target.set(v);
+            }
+        } catch (java.io.IOException e) {
+            model.close();
+            throw new java.io.IOException(file + ": " + e.getMessage()
+                    + (e instanceof java.io.EOFException ? " (the file is truncated)" : ""), e);
+        }
+        return model;
+    }
+
+    /** The CPUs of the model's heads, in head order. */
+    public List<Microarchitecture> cpus() {
+        return cpus;
+    }
+
+    private static final String FORMAT = "basalt-granite-1";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
     @Override
     public void close() {
         network.close();

@@ -15,6 +15,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A tiny GRANITE trains (its loss falls) and is reproducible (same seed, same weights, same predictions). */
@@ -28,17 +29,20 @@ class GraniteModelTest {
     }
 
     private static Run trainOnce(List<LabelledBlock> train, List<LabelledBlock> validation, Vocabulary vocab,
-                                 List<BasicBlock> probe) {
+                                 List<BasicBlock> probe, java.nio.file.Path saveTo) throws Exception {
         try (GraniteModel model = GraniteModel.create(TINY, vocab, CPUS)) {
             List<MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> { }, n -> { });
             double[] p = model.predictAll(probe, Microarchitecture.HASWELL).stream()
                     .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            if (saveTo != null) {
+                model.save(saveTo, java.util.Map.of("test", "tiny"));
+            }
             return new Run(epochs, p);
         }
     }
 
     @Test
-    void trainsAndIsReproducible() {
+    void trainsIsReproducibleAndRoundTrips(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         Dataset data = Dataset.bundled();
         SplitScheme scheme = SplitScheme.defaults();
         List<LabelledBlock> train = data.blocks(scheme, Split.TRAIN).stream()
@@ -49,8 +53,9 @@ class GraniteModelTest {
                 .toList();
         Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), TINY);
         List<BasicBlock> probe = validation.stream().limit(20).map(LabelledBlock::block).toList();
-        Run a = trainOnce(train, validation, vocab, probe);
-        Run b = trainOnce(train, validation, vocab, probe);
+        java.nio.file.Path file = dir.resolve("tiny.granite");
+        Run a = trainOnce(train, validation, vocab, probe, file);
+        Run b = trainOnce(train, validation, vocab, probe, null);
         a.epochs().forEach(e -> System.err.printf("tiny GRANITE epoch %d: loss %.4f, validation MAPE %s (%.1f s)%n",
                 e.epoch(), e.trainLoss(), java.util.Arrays.toString(e.validationMape()), e.seconds()));
         assertEquals(TINY.epochs(), a.epochs().size());
@@ -60,5 +65,21 @@ class GraniteModelTest {
         for (double p : a.predictions()) {
             assertTrue(p >= 0 && Double.isFinite(p));
         }
+        // Save and load: the same predictions.
+        try (GraniteModel loaded = GraniteModel.load(file)) {
+            double[] again = loaded.predictAll(probe, Microarchitecture.HASWELL).stream()
+                    .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            assertArrayEquals(a.predictions(), again, 0.0);
+        }
+        // A truncated file gives one clear error.
+        byte[] bytes = java.nio.file.Files.readAllBytes(file);
+        java.nio.file.Path cut = dir.resolve("cut.granite");
+        java.nio.file.Files.write(cut, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> GraniteModel.load(cut));
+        assertTrue(e.getMessage().contains(cut.toString()), e.getMessage());
+        java.nio.file.Path notModel = dir.resolve("not.granite");
+        java.nio.file.Files.writeString(notModel, "hello");
+        assertThrows(java.io.IOException.class, () -> GraniteModel.load(notModel));
     }
 }
