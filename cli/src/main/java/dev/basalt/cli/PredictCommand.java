@@ -40,8 +40,8 @@ final class PredictCommand implements Callable<Integer> {
     List<String> hex = new ArrayList<>();
 
     @Option(names = "--model", defaultValue = "simulator",
-            description = "simulator (llvm-mca tables + stack engine) or simulator-default (llvm-mca compatible); "
-                    + "default ${DEFAULT-VALUE}.")
+            description = "granite (the bundled GRANITE model), simulator (llvm-mca tables + stack engine) or "
+                    + "simulator-default (llvm-mca compatible); default ${DEFAULT-VALUE}.")
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")
@@ -56,13 +56,14 @@ final class PredictCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Print stack traces of errors.")
     boolean debug;
 
-    static ThroughputEstimator load(String model) {
+    static ThroughputEstimator load(String model) throws java.io.IOException {
         return switch (model) {
+            case "granite" -> dev.basalt.granite.GraniteModel.bundled();
             case "simulator" -> SimulatorEstimator.bundled();
             case "simulator-default" -> SimulatorEstimator.bundled("simulator-default",
                     Simulator.Options.llvmMcaCompatible());
             default -> throw new IllegalArgumentException("unknown model '" + model
-                    + "': available are simulator, simulator-default");
+                    + "': available are granite, simulator, simulator-default");
         };
     }
 

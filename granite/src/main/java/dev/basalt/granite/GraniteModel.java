@@ -192,9 +192,26 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
      *                             parameter missing or of the wrong shape)
      */
     public static GraniteModel load(java.nio.file.Path file) throws java.io.IOException {
+        return load(java.nio.file.Files.readAllBytes(file), file.toString());
+    }
+
+    /** The model shipped with Basalt ({@code granite-default.granite} beside this class). */
+    public static GraniteModel bundled() throws java.io.IOException {
+        try (java.io.InputStream in = GraniteModel.class.getResourceAsStream(BUNDLED)) {
+            if (in == null) {
+                throw new java.io.IOException("no bundled GRANITE model (" + BUNDLED + ") in this build");
+            }
+            return load(in.readAllBytes(), "bundled " + BUNDLED);
+        }
+    }
+
+    private static final String BUNDLED = "granite-default.granite";
+
+    /** Loads a model from the bytes of a model file; {@code file} names it in errors. */
+    static GraniteModel load(byte[] bytes, String file) throws java.io.IOException {
         byte[] json = null;
         byte[] weights = null;
-        try (java.util.zip.ZipInputStream zip = new java.util.zip.ZipInputStream(java.nio.file.Files.newInputStream(file))) {
+        try (java.util.zip.ZipInputStream zip = new java.util.zip.ZipInputStream(new java.io.ByteArrayInputStream(bytes))) {
             for (java.util.zip.ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                 if (e.getName().equals("model.json")) {
                     json = zip.readAllBytes();
@@ -208,14 +225,23 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         if (json == null || weights == null) {
             throw new java.io.IOException(file + " is not a GRANITE model (model.json or weights.bin missing)");
         }
-        com.fasterxml.jackson.databind.JsonNode meta = JSON.readTree(json);
-        if (!FORMAT.equals(meta.path("format").asText())) {
-            throw new java.io.IOException(file + " has format '" + meta.path("format").asText() + "', expected " + FORMAT);
-        }
-        GraniteConfig config = JSON.treeToValue(meta.get("config"), GraniteConfig.class);
-        Vocabulary vocab = JSON.treeToValue(meta.get("vocabulary"), Vocabulary.class);
+        GraniteConfig config;
+        Vocabulary vocab;
         List<Microarchitecture> cpus = new ArrayList<>();
-        meta.get("cpus").forEach(n -> cpus.add(Microarchitecture.parse(n.asText())));
+        try {
+            com.fasterxml.jackson.databind.JsonNode meta = JSON.readTree(json);
+            if (!FORMAT.equals(meta.path("format").asText())) {
+                throw new java.io.IOException("format '" + meta.path("format").asText() + "', expected " + FORMAT);
+            }
+            config = JSON.treeToValue(meta.get("config"), GraniteConfig.class);
+            vocab = JSON.treeToValue(meta.get("vocabulary"), Vocabulary.class);
+            meta.get("cpus").forEach(n -> cpus.add(Microarchitecture.parse(n.asText())));
+            if (config == null || vocab == null || cpus.isEmpty()) {
+                throw new java.io.IOException("configuration, vocabulary or CPUs missing");
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new java.io.IOException(file + " has unusable model metadata: " + e.getMessage(), e);
+        }
         GraniteModel model = new GraniteModel(config, vocab, cpus);
         try (java.io.DataInputStream data = new java.io.DataInputStream(new java.io.ByteArrayInputStream(weights))) {
             int count = data.readInt();
