@@ -8,8 +8,6 @@ import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.DecodeException;
-import dev.basalt.difftune.Simulator;
-import dev.basalt.difftune.SimulatorEstimator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -56,15 +54,8 @@ final class PredictCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Print stack traces of errors.")
     boolean debug;
 
-    static ThroughputEstimator load(String model) throws java.io.IOException {
-        return switch (model) {
-            case "granite" -> dev.basalt.granite.GraniteModel.bundled();
-            case "simulator" -> SimulatorEstimator.bundled();
-            case "simulator-default" -> SimulatorEstimator.bundled("simulator-default",
-                    Simulator.Options.llvmMcaCompatible());
-            default -> throw new IllegalArgumentException("unknown model '" + model
-                    + "': available are granite, simulator, simulator-default");
-        };
+    static ThroughputEstimator load(String model) {
+        return dev.basalt.core.Estimators.load(model);
     }
 
     @Override

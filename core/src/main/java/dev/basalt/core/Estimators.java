@@ -1,0 +1,45 @@
+package dev.basalt.core;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
+
+/**
+ * Loads estimators by name: {@code Estimators.load("granite")} returns the bundled GRANITE model,
+ * {@code "simulator"} the llvm-mca-style simulator with its bundled tables, and so on for every model module
+ * on the class path.
+ */
+public final class Estimators {
+
+    private Estimators() {
+    }
+
+    /**
+     * The named estimator with its bundled weights or tables.
+     *
+     * @throws IllegalArgumentException naming the available estimators when {@code name} is unknown
+     * @throws UncheckedIOException     when its bundled data cannot be read
+     */
+    public static ThroughputEstimator load(String name) {
+        for (EstimatorProvider p : ServiceLoader.load(EstimatorProvider.class)) {
+            if (p.names().contains(name)) {
+                try {
+                    return p.load(name);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot load estimator " + name + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        throw new IllegalArgumentException("unknown model '" + name + "': available are " + String.join(", ",
+                available()));
+    }
+
+    /** Names of every estimator on the class path, sorted. */
+    public static List<String> available() {
+        TreeSet<String> names = new TreeSet<>();
+        ServiceLoader.load(EstimatorProvider.class).forEach(p -> names.addAll(p.names()));
+        return List.copyOf(names);
+    }
+}
