@@ -130,6 +130,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         int head = cpus.indexOf(uarch);
         List<GraniteGraph> graphs = blocks.stream().map(b -> GraniteGraph.of(b, config.memoryPolicy())).toList();
         GraniteBatch batch = new GraniteBatch(graphs, vocabulary);
+        unknownTokens.addAndGet(batch.unknownTokens);
         try (NDManager m = manager.newSubManager()) {
             NDList out = network.forward(batch, m);
             float[] contributions = out.get(0).toFloatArray();
@@ -273,6 +274,13 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
                     + (e instanceof java.io.EOFException ? " (the file is truncated)" : ""), e);
         }
         return model;
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong unknownTokens = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Node tokens seen in predictions that were not in the vocabulary (mapped to the unknown token). */
+    public long unknownTokens() {
+        return unknownTokens.get();
     }
 
     /** The CPUs of the model's heads, in head order. */
