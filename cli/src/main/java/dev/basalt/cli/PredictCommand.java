@@ -37,6 +37,8 @@ final class PredictCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
     List<String> hex = new ArrayList<>();
 
+    // The default is the estimator with the best test-split accuracy today: the simulator (15.5% MAPE on
+    // Haswell) until a GRANITE model beats it (the provisional bundled one has 19.5%).
     @Option(names = "--model", defaultValue = "simulator",
             description = "granite (the bundled GRANITE model), simulator (llvm-mca tables + stack engine) or "
                     + "simulator-default (llvm-mca compatible); default ${DEFAULT-VALUE}.")
