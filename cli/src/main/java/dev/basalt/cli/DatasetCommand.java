@@ -43,6 +43,11 @@ final class DatasetCommand {
     boolean debug;
 
     Dataset load() throws IOException {
+        return load(files);
+    }
+
+    /** The bundled sample, or the given {@code CPU=FILE} BHive CSVs (shared by every command with --data). */
+    static Dataset load(Map<String, Path> files) throws IOException {
         if (files == null || files.isEmpty()) {
             return Dataset.bundled();
         }

@@ -68,11 +68,7 @@ final class TrainCommand implements Callable<Integer> {
         GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
                 d.mlpHidden(), d.learningRate(), epochs != null ? epochs : d.epochs(), d.batchInstructions(),
                 d.clipNorm(), d.patience(), seed != null ? seed : d.seed(), d.memoryPolicy());
-        Map<Microarchitecture, Path> byCpu = new java.util.EnumMap<>(Microarchitecture.class);
-        if (files != null) {
-            files.forEach((k, v) -> byCpu.put(Microarchitecture.parse(k), v));
-        }
-        Dataset data = byCpu.isEmpty() ? Dataset.bundled() : Dataset.load("custom", byCpu);
+        Dataset data = DatasetCommand.load(files);
         SplitScheme scheme = SplitScheme.defaults();
         List<LabelledBlock> train = data.blocks(scheme, Split.TRAIN);
         if (maxTrain != null && maxTrain < train.size()) {
