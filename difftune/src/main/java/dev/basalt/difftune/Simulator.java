@@ -38,7 +38,10 @@ public final class Simulator {
 
     private final SimulatorParams params;
     private final int portCount;
-    private final Map<String, int[]> groupPorts = new java.util.concurrent.ConcurrentHashMap<>();
+    // Port groups by name and by index; filled in the constructor and only read afterwards (final fields
+    // publish them safely to every thread).
+    private final Map<String, Integer> groupIds = new java.util.HashMap<>();
+    private final List<int[]> groupList = new ArrayList<>();
 
     public Simulator(SimulatorParams params) {
         this.params = Objects.requireNonNull(params, "params");
@@ -183,7 +186,7 @@ public final class Simulator {
         int[][] demands = new int[n][];
         for (int i = 0; i < n; i++) {
             int[] known = this.demands.get(rows[i]);
-            demands[i] = zeroIdiom[i] ? new int[0] : known != null ? known : demandList(rows[i]);
+            demands[i] = zeroIdiom[i] ? new int[0] : known; // every resolvable row was precomputed
         }
         long[] dispatched = new long[total];
         long[] issued = new long[total];
@@ -344,7 +347,7 @@ public final class Simulator {
     private int[] demandList(InstructionParams row) {
         List<Integer> out = new ArrayList<>();
         for (Map.Entry<String, Integer> e : row.ports().entrySet()) {
-            int[] members = groupPorts.computeIfAbsent(e.getKey(), this::membersOf);
+            int[] members = membersOf(e.getKey());
             if (members.length == 0) {
                 continue;
             }
@@ -360,17 +363,11 @@ public final class Simulator {
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private final Map<String, Integer> groupIds = new java.util.concurrent.ConcurrentHashMap<>();
-    private final List<int[]> groupList = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    private synchronized int groupIndex(String group) {
-        Integer id = groupIds.get(group);
-        if (id == null) {
-            id = groupList.size();
-            groupList.add(groupPorts.computeIfAbsent(group, this::membersOf));
-            groupIds.put(group, id);
-        }
-        return id;
+    private int groupIndex(String group) {
+        return groupIds.computeIfAbsent(group, g -> {
+            groupList.add(membersOf(g));
+            return groupList.size() - 1;
+        });
     }
 
     /** Port indices of a group name: "0156" → ports 0, 1, 5, 6; "Divider" → the divider. */
