@@ -10,6 +10,10 @@ import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.MemoryPolicy;
 import dev.basalt.granite.GraniteConfig;
 import dev.basalt.granite.GraniteModel;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -17,6 +21,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,6 +44,10 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "CPU=FILE", split = ",", description = "BHive CSVs (default: bundled sample).")
     Map<String, Path> files;
 
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "A folder of BHive CSVs named by CPU "
+            + "(hsw.csv, skl.csv, ivb.csv; those present are used), e.g. ../shared/datasets/bhive-sample.")
+    Path dataDir;
+
     @Option(names = "--out", required = true, paramLabel = "FILE", description = "Model file to write.")
     Path out;
 
@@ -57,17 +66,44 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed.")
     Long seed;
 
+    @Option(names = "--prior", paramLabel = "MODEL", description = "Analytical estimator whose prediction the "
+            + "network learns to correct, or 'none' for the plain GRANITE network (default: simulator).")
+    String prior;
+
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs to train heads for "
+            + "(default: haswell,skylake,ivybridge).")
+    List<String> mcpus;
+
+    @Option(names = "--lr", description = "Adam learning rate.")
+    Double learningRate;
+
     @Override
     public Integer call() throws Exception {
         if (!modelName.equals("granite")) {
             throw new IllegalArgumentException("unknown model '" + modelName + "': only granite can be trained so far");
         }
         PrintWriter o = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
         GraniteConfig d = GraniteConfig.defaults();
         GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
-                d.mlpHidden(), d.learningRate(), epochs != null ? epochs : d.epochs(), d.batchInstructions(),
-                d.clipNorm(), d.patience(), seed != null ? seed : d.seed(), d.memoryPolicy());
+                d.mlpHidden(), learningRate != null ? learningRate : d.learningRate(),
+                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
+                seed != null ? seed : d.seed(), d.memoryPolicy(), prior != null ? prior : d.prior(), d.lrDecay(),
+                d.lrPatience());
+        if (dataDir != null) {
+            if (files != null) {
+                throw new IllegalArgumentException("give --data or --data-dir, not both");
+            }
+            files = new LinkedHashMap<>();
+            for (Microarchitecture m : Microarchitecture.values()) {
+                Path f = dataDir.resolve(m.shortName() + ".csv");
+                if (Files.isRegularFile(f)) {
+                    files.put(m.shortName(), f);
+                }
+            }
+            if (files.isEmpty()) {
+                throw new BadInputException("no hsw.csv, skl.csv or ivb.csv in --data-dir " + dataDir);
+            }
+        }
         Dataset data = DatasetCommand.load(files);
         SplitScheme scheme = SplitScheme.defaults();
         List<LabelledBlock> train = data.blocks(scheme, Split.TRAIN);
@@ -76,18 +112,42 @@ final class TrainCommand implements Callable<Integer> {
         }
         List<LabelledBlock> validation = data.blocks(scheme, Split.VALIDATION);
         List<LabelledBlock> test = data.blocks(scheme, Split.TEST);
-        List<Microarchitecture> cpus = List.of(Microarchitecture.values());
+        List<Microarchitecture> cpus = mcpus == null ? List.of(Microarchitecture.values())
+                : mcpus.stream().map(Microarchitecture::parse).distinct().toList();
+        if (mcpus != null) {
+            // Blocks with no label for any chosen CPU teach nothing; drop them so "one CPU, same budget" is fair.
+            train = train.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
+            validation = validation.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
+        }
         Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), config);
         o.printf("training GRANITE %s on %d blocks (validation %d, test %d), vocabulary %d tokens%n", config,
                 train.size(), validation.size(), test.size(), vocab.size());
         long t0 = System.nanoTime();
         int trainSize = train.size();
         try (GraniteModel model = GraniteModel.create(config, vocab, cpus)) {
-            model.train(train, validation, e -> o.printf(Locale.ROOT, "epoch %d: loss %.4f, validation MAPE %s, %.0f s%n",
-                    e.epoch(), e.trainLoss(), mapes(cpus, e.validationMape()), e.seconds()), done -> {
-                        err.printf("\r  %d / %d blocks", done, trainSize);
-                    });
-            err.println();
+            // One progress bar (with ETA) per epoch; the epoch summary line follows it.
+            ProgressBar[] bar = new ProgressBar[1];
+            int[] epoch = {1};
+            model.train(train, validation, e -> {
+                if (bar[0] != null) {
+                    bar[0].close();
+                    bar[0] = null;
+                }
+                o.printf(Locale.ROOT, "epoch %d: loss %.4f, validation MAPE %s, lr %.2g, %.0f s%n",
+                        e.epoch(), e.trainLoss(), mapes(cpus, e.validationMape()), e.learningRate(), e.seconds());
+                o.flush();
+                epoch[0] = e.epoch() + 1;
+            }, done -> {
+                if (bar[0] == null) {
+                    bar[0] = new ProgressBarBuilder().setTaskName("epoch " + epoch[0]).setInitialMax(trainSize)
+                            .setUnit(" blocks", 1).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(1000)
+                            .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+                }
+                bar[0].stepTo(done);
+            });
+            if (bar[0] != null) {
+                bar[0].close();
+            }
             double minutes = (System.nanoTime() - t0) / 60e9;
             List<Evaluation> report = new ArrayList<>();
             for (Microarchitecture m : cpus) {

@@ -8,15 +8,26 @@ import java.util.List;
  * @param cyclesPerIteration steady-state cycles per iteration of the block
  * @param contributions      per-instruction contributions in cycles (in block order), or empty when the
  *                           estimator does not attribute its prediction
+ * @param baseline           cycles not attributed to any one instruction — an analytical prior that a learned
+ *                           model corrects — so that, with contributions, cycles = baseline + Σ contributions
+ *                           (up to clamping a negative sum to zero); 0 for most estimators
  */
-public record Prediction(double cyclesPerIteration, List<Double> contributions) {
+public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline) {
 
     public Prediction {
+        if (!Double.isFinite(baseline)) {
+            throw new IllegalArgumentException("baseline must be finite, got " + baseline);
+        }
         if (!(cyclesPerIteration >= 0) || Double.isInfinite(cyclesPerIteration)) {
             throw new IllegalArgumentException("cycles per iteration must be finite and >= 0, got "
                     + cyclesPerIteration);
         }
         contributions = List.copyOf(contributions);
+    }
+
+    /** A prediction whose contributions add up to it (no baseline). */
+    public Prediction(double cyclesPerIteration, List<Double> contributions) {
+        this(cyclesPerIteration, contributions, 0);
     }
 
     /** A prediction without attribution. */

@@ -25,8 +25,11 @@ final class GraniteBatch {
     final int vocabulary;
     /** Tokens not in the vocabulary (mapped to id 0), counted rather than fatal. */
     final int unknownTokens;
+    /** The prior estimator's cycles per iteration, row-major [graphs × heads], or null without a prior. */
+    final float[] prior;
 
-    GraniteBatch(List<GraniteGraph> graphs, Vocabulary vocab) {
+    GraniteBatch(List<GraniteGraph> graphs, Vocabulary vocab, float[] prior) {
+        this.prior = prior;
         this.graphs = graphs.size();
         this.vocabulary = vocab.size();
         int nodes = 0;

@@ -15,24 +15,40 @@ import dev.basalt.decoder.MemoryPolicy;
  * @param patience     early stopping: epochs without a better validation MAPE before stopping
  * @param seed         seed of weight initialisation and shuffling
  * @param memoryPolicy memory aliasing used when building graphs
+ * @param prior        name of an analytical estimator ({@code Estimators.load}) whose prediction the network
+ *                     corrects, or {@code null}/"none" for the pure GRANITE network (see DESIGN.md §5, "prior")
+ * @param lrDecay      learning-rate factor applied after {@code lrPatience} epochs without a better validation
+ *                     MAPE (1 = constant rate)
+ * @param lrPatience   epochs without improvement before each decay
  */
 public record GraniteConfig(int hidden, int steps, int mlpHidden, double learningRate, int epochs,
                             int batchInstructions, double clipNorm, int patience, long seed,
-                            MemoryPolicy memoryPolicy) {
+                            MemoryPolicy memoryPolicy, String prior, double lrDecay, int lrPatience) {
 
     public GraniteConfig {
         if (hidden < 1 || steps < 0 || mlpHidden < 0 || epochs < 0 || batchInstructions < 1 || patience < 1) {
             throw new IllegalArgumentException("invalid GRANITE configuration: " + hidden + "/" + steps + "/"
                     + mlpHidden + "/" + epochs + "/" + batchInstructions + "/" + patience);
         }
+        if (!(lrDecay > 0 && lrDecay <= 1) || lrPatience < 1) {
+            throw new IllegalArgumentException("learning-rate decay must be in (0, 1] with patience >= 1");
+        }
         if (!(learningRate > 0) || !(clipNorm > 0)) {
             throw new IllegalArgumentException("learning rate and clip norm must be > 0");
         }
         java.util.Objects.requireNonNull(memoryPolicy, "memoryPolicy");
+        if (prior != null && (prior.isBlank() || prior.equals("none"))) {
+            prior = null;
+        }
+    }
+
+    /** Whether the network learns a correction of {@link #prior()}'s prediction. */
+    public boolean hasPrior() {
+        return prior != null;
     }
 
     /** The defaults of DESIGN.md §5, scaled to a 2-core CPU: 128 wide, 4 steps, 2 hidden layers. */
     public static GraniteConfig defaults() {
-        return new GraniteConfig(128, 4, 2, 1e-3, 60, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS);
+        return new GraniteConfig(128, 4, 2, 1e-3, 60, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "simulator", 0.5, 2);
     }
 }

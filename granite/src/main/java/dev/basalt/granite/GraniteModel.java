@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import dev.basalt.core.Djl;
+import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
@@ -31,11 +32,18 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
     private final List<Microarchitecture> cpus;
     private final NDManager manager;
     private final GraniteNetwork network;
+    /** The analytical estimator whose prediction the network corrects, or null. */
+    private final ThroughputEstimator prior;
 
     private GraniteModel(GraniteConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus) {
         this.config = config;
         this.vocabulary = vocabulary;
         this.cpus = List.copyOf(cpus);
+        this.prior = config.hasPrior() ? Estimators.load(config.prior()) : null;
+        if (prior != null && !prior.supported().containsAll(cpus)) {
+            throw new IllegalArgumentException("prior estimator " + config.prior() + " supports " + prior.supported()
+                    + ", not every CPU of " + cpus);
+        }
         this.manager = Djl.engine().newBaseManager();
         this.network = new GraniteNetwork(manager, config, vocabulary.size(), cpus.size());
     }
@@ -72,6 +80,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         List<LabelledBlock> all = new ArrayList<>(train);
         all.addAll(validation);
         List<GraniteGraph> graphs = all.stream().map(b -> GraniteGraph.of(b.block(), config.memoryPolicy())).toList();
+        float[][] priors = priors(all.stream().map(LabelledBlock::block).toList());
         double[][] labels = new double[all.size()][cpus.size()];
         int[] sizes = new int[all.size()];
         for (int i = 0; i < all.size(); i++) {
@@ -93,7 +102,8 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
 
             @Override
             public GraniteBatch batch(List<Integer> examples) {
-                return new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary);
+                return new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary,
+                        priors == null ? null : rows(priors, examples));
             }
 
             @Override
@@ -103,10 +113,35 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         };
         MultiTaskTrainer<GraniteBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
                 new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
-                        config.patience(), config.batchInstructions(), config.seed()));
+                        config.patience(), config.batchInstructions(), config.seed(), config.lrDecay(),
+                        config.lrPatience()));
         synchronized (this) {
             return trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch, onBatch);
         }
+    }
+
+    /** The prior's cycles per iteration per block and head, or null without a prior. */
+    private float[][] priors(List<BasicBlock> blocks) {
+        if (prior == null) {
+            return null;
+        }
+        float[][] out = new float[blocks.size()][cpus.size()];
+        for (int c = 0; c < cpus.size(); c++) {
+            List<Prediction> p = prior.predictAll(blocks, cpus.get(c));
+            for (int i = 0; i < blocks.size(); i++) {
+                out[i][c] = (float) p.get(i).cyclesPerIteration();
+            }
+        }
+        return out;
+    }
+
+    private static float[] rows(float[][] table, List<Integer> examples) {
+        int heads = table.length == 0 ? 0 : table[0].length;
+        float[] out = new float[examples.size() * heads];
+        for (int i = 0; i < examples.size(); i++) {
+            System.arraycopy(table[examples.get(i)], 0, out, i * heads, heads);
+        }
+        return out;
     }
 
     @Override
@@ -129,7 +164,9 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         checkSupported(uarch);
         int head = cpus.indexOf(uarch);
         List<GraniteGraph> graphs = blocks.stream().map(b -> GraniteGraph.of(b, config.memoryPolicy())).toList();
-        GraniteBatch batch = new GraniteBatch(graphs, vocabulary);
+        float[][] p = priors(blocks);
+        GraniteBatch batch = new GraniteBatch(graphs, vocabulary,
+                p == null ? null : rows(p, java.util.stream.IntStream.range(0, blocks.size()).boxed().toList()));
         unknownTokens.addAndGet(batch.unknownTokens);
         try (NDManager m = manager.newSubManager()) {
             NDList out = network.forward(batch, m);
@@ -143,7 +180,8 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
                     parts.add((double) contributions[(instruction++) * cpus.size() + head]);
                 }
                 // A sum of contributions can be slightly negative for an untrained network; clamp to zero.
-                predictions.add(new Prediction(Math.max(0, totals[g * cpus.size() + head]), parts));
+                predictions.add(new Prediction(Math.max(0, totals[g * cpus.size() + head]), parts,
+                        p == null ? 0 : p[g][head]));
             }
             return predictions;
         }

@@ -6,6 +6,8 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.engine.PtNDArray;
+import ai.djl.pytorch.jni.JniUtils;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -48,6 +50,9 @@ final class GraniteNetwork implements AutoCloseable {
         param("edge.embedding", rnd, EDGE_TYPES, h);
         param("global.w", rnd, vocabulary, h);
         zeros("global.b", h);
+        if (config.hasPrior()) {
+            param("prior.w", rnd, heads, h);
+        }
         mlp("edge", rnd, 4 * h);
         mlp("node", rnd, 3 * h);
         mlp("global", rnd, 3 * h);
@@ -60,7 +65,8 @@ final class GraniteNetwork implements AutoCloseable {
         for (int c = 0; c < heads; c++) {
             param("head" + c + ".w1", rnd, h, h);
             zeros("head" + c + ".b1", h);
-            param("head" + c + ".w2", rnd, h, 1);
+            // With a prior the network starts as the prior (contributions ≈ 0) and learns its corrections.
+            param("head" + c + ".w2", rnd, h, 1, config.hasPrior() ? 0.01 : 1.0);
             zeros("head" + c + ".b2", 1);
         }
     }
@@ -76,8 +82,12 @@ final class GraniteNetwork implements AutoCloseable {
     }
 
     private void param(String name, SplittableRandom rnd, int rows, int cols) {
+        param(name, rnd, rows, cols, 1.0);
+    }
+
+    private void param(String name, SplittableRandom rnd, int rows, int cols, double gain) {
         float[] v = new float[rows * cols];
-        double scale = Math.sqrt(2.0 / rows); // He initialisation for the leaky-ReLU layers
+        double scale = gain * Math.sqrt(2.0 / rows); // He initialisation for the leaky-ReLU layers
         for (int i = 0; i < v.length; i++) {
             v[i] = (float) (gaussian(rnd) * scale);
         }
@@ -145,21 +155,29 @@ final class GraniteNetwork implements AutoCloseable {
         NDArray tokens = batch.create(b.tokens);
         NDArray senders = batch.create(b.senders);
         NDArray receivers = batch.create(b.receivers);
-        NDArray edgeOfGraph = batch.create(b.edgeGraph).oneHot(b.graphs);      // [E, G]
-        NDArray nodeOfGraph = batch.create(b.nodeGraph).oneHot(b.graphs);      // [N, G]
-        NDArray incoming = receivers.oneHot(nodes).transpose();                // [N, E]
+        NDIndex edgeGraph = new NDIndex("{}", batch.create(b.edgeGraph));
+        NDIndex nodeGraph = new NDIndex("{}", batch.create(b.nodeGraph));
+        // Sums over edges/nodes are sparse 0/1 matrices times dense features: a dense [nodes × edges] matrix
+        // would cost O(N·E·h) per step and dominated training time.
+        NDArray incoming = ones(batch, b.receivers, nodes);          // [N, E]
+        NDArray edgeSum = ones(batch, b.edgeGraph, b.graphs);       // [G, E]
+        NDArray nodeSum = ones(batch, b.nodeGraph, b.graphs);       // [G, N]
         NDArray x = rows(p("node.embedding"), tokens, batch);
         NDArray e = rows(p("edge.embedding"), batch.create(b.edgeTypes), batch);
         NDArray g = batch.create(b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
                 .add(p("global.b"));
+        NDArray prior = null;
+        if (config.hasPrior()) {
+            prior = batch.create(b.prior, new Shape(b.graphs, heads));
+            g = g.add(prior.add(1f).log().matMul(p("prior.w")));
+        }
         for (int step = 0; step < config.steps(); step++) {
             NDArray edgeIn = NDArrays.concat(new NDList(e, x.get(new NDIndex("{}", senders)),
-                    x.get(new NDIndex("{}", receivers)), edgeOfGraph.matMul(g)), 1);
+                    x.get(new NDIndex("{}", receivers)), g.get(edgeGraph)), 1);
             e = layerNorm("edge.ln", e.add(mlp("edge", edgeIn)));
-            NDArray nodeIn = NDArrays.concat(new NDList(incoming.matMul(e), x, nodeOfGraph.matMul(g)), 1);
+            NDArray nodeIn = NDArrays.concat(new NDList(incoming.matMul(e), x, g.get(nodeGraph)), 1);
             x = layerNorm("node.ln", x.add(mlp("node", nodeIn)));
-            NDArray globalIn = NDArrays.concat(new NDList(edgeOfGraph.transpose().matMul(e),
-                    nodeOfGraph.transpose().matMul(x), g), 1);
+            NDArray globalIn = NDArrays.concat(new NDList(edgeSum.matMul(e), nodeSum.matMul(x), g), 1);
             g = layerNorm("global.ln", g.add(mlp("global", globalIn)));
         }
         NDArray instructions = x.get(new NDIndex("{}", batch.create(b.instructionNodes)));
@@ -170,9 +188,32 @@ final class GraniteNetwork implements AutoCloseable {
                     .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
         }
         NDArray contributions = NDArrays.concat(perHead, 1);                   // [I, C]
-        NDArray instructionOfGraph = batch.create(b.instructionGraph).oneHot(b.graphs); // [I, G]
-        NDArray blocks = instructionOfGraph.transpose().matMul(contributions);   // [G, C]
+        NDArray blocks = ones(batch, b.instructionGraph, b.graphs)
+                .matMul(contributions);                                          // [G, C]
+        if (prior != null) {
+            blocks = blocks.add(prior);
+        }
         return new NDList(contributions, blocks);
+    }
+
+    /**
+     * A sparse 0/1 matrix [rows × rowOf.length] with a one at (rowOf[j], j): left-multiplying sums by row.
+     *
+     * <p>Not {@code NDManager.createCoo}: it closes its index and value arrays straight away while the sparse
+     * tensor still shares their Java-owned memory, which the collector may then free (we saw garbage indices).
+     * Here both arrays stay in the batch's manager for as long as the sparse tensor is used.
+     */
+    private static NDArray ones(NDManager m, long[] rowOf, int rows) {
+        int nnz = rowOf.length;
+        long[] columns = new long[nnz];
+        float[] values = new float[nnz];
+        for (int j = 0; j < nnz; j++) {
+            columns[j] = j;
+            values[j] = 1f;
+        }
+        PtNDArray indices = (PtNDArray) m.create(new long[][] {rowOf, columns});
+        PtNDArray ones = (PtNDArray) m.create(values);
+        return JniUtils.createSparseCoo(indices, ones, new Shape(rows, nnz));
     }
 
     @Override

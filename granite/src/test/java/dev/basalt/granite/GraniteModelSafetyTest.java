@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GraniteModelSafetyTest {
 
     private static final GraniteConfig TINY = new GraniteConfig(16, 2, 1, 1e-3, 1, 400, 5.0, 2, 11,
-            MemoryPolicy.ALL_ALIAS);
+            MemoryPolicy.ALL_ALIAS, null, 1.0, 1);
 
     @Test
     void eightThreadsGiveTheSingleThreadResults() throws Exception {

@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GraniteModelTest {
 
     private static final GraniteConfig TINY = new GraniteConfig(16, 2, 1, 3e-3, 4, 400, 5.0, 10, 7,
-            MemoryPolicy.ALL_ALIAS);
+            MemoryPolicy.ALL_ALIAS, null, 1.0, 1);
     private static final List<Microarchitecture> CPUS = List.of(Microarchitecture.HASWELL, Microarchitecture.SKYLAKE);
 
     private record Run(List<MultiTaskTrainer.Epoch> epochs, double[] predictions) {
@@ -81,5 +81,39 @@ class GraniteModelTest {
         java.nio.file.Path notModel = dir.resolve("not.granite");
         java.nio.file.Files.writeString(notModel, "hello");
         assertThrows(java.io.IOException.class, () -> GraniteModel.load(notModel));
+    }
+
+    @Test
+    void withAPriorThePredictionIsThePriorPlusTheInstructionsCorrections() throws Exception {
+        GraniteConfig withPrior = new GraniteConfig(16, 2, 1, 3e-3, 2, 400, 5.0, 10, 7, MemoryPolicy.ALL_ALIAS,
+                "simulator", 1.0, 1);
+        Dataset data = Dataset.bundled();
+        List<LabelledBlock> train = data.blocks(SplitScheme.defaults(), Split.TRAIN).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).filter(b -> b.block().size() <= 20).limit(200)
+                .toList();
+        Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), withPrior);
+        List<BasicBlock> probe = data.blocks(SplitScheme.defaults(), Split.TEST).stream().limit(25)
+                .map(LabelledBlock::block).toList();
+        dev.basalt.core.ThroughputEstimator simulator = dev.basalt.core.Estimators.load("simulator");
+        try (GraniteModel model = GraniteModel.create(withPrior, vocab, CPUS)) {
+            model.train(train, List.of(), e -> { }, n -> { });
+            List<dev.basalt.core.Prediction> p = model.predictAll(probe, Microarchitecture.SKYLAKE);
+            double corrections = 0;
+            for (int i = 0; i < probe.size(); i++) {
+                double sim = simulator.predict(probe.get(i), Microarchitecture.SKYLAKE).cyclesPerIteration();
+                dev.basalt.core.Prediction q = p.get(i);
+                assertEquals(sim, q.baseline(), 1e-4, "the baseline is the simulator's prediction");
+                assertEquals(probe.get(i).size(), q.contributions().size());
+                double sum = q.contributions().stream().mapToDouble(Double::doubleValue).sum();
+                assertEquals(Math.max(0, sim + sum), q.cyclesPerIteration(), 1e-3 * Math.max(1, sim));
+                corrections += Math.abs(sum);
+            }
+            assertTrue(corrections > 0, "the trained network corrects the prior");
+        }
+        GraniteConfig badPrior = new GraniteConfig(16, 2, 1, 3e-3, 2, 400, 5.0, 10, 7, MemoryPolicy.ALL_ALIAS,
+                "no-such-model", 1.0, 1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> GraniteModel.create(badPrior, vocab, CPUS));
+        assertTrue(e.getMessage().contains("no-such-model"), e.getMessage());
     }
 }

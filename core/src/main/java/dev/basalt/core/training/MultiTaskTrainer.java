@@ -47,13 +47,29 @@ public final class MultiTaskTrainer<B> {
      * @param patience          epochs without improvement before stopping
      * @param batchInstructions maximum instructions per batch
      * @param seed              shuffling seed
+     * @param decayFactor       the learning rate is multiplied by this (in (0, 1]) ...
+     * @param decayPatience     ... after this many epochs without a better validation MAPE (and again after
+     *                          each further such run): small steps late in training settle into a minimum that
+     *                          Adam's full step keeps jumping over
      */
     public record Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
-                           long seed) {
+                           long seed, double decayFactor, int decayPatience) {
+        public Settings {
+            if (!(decayFactor > 0 && decayFactor <= 1) || decayPatience < 1) {
+                throw new IllegalArgumentException("decay factor must be in (0, 1] and decay patience >= 1, got "
+                        + decayFactor + ", " + decayPatience);
+            }
+        }
+
+        /** Settings with a constant learning rate. */
+        public Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
+                        long seed) {
+            this(learningRate, clipNorm, epochs, patience, batchInstructions, seed, 1.0, Integer.MAX_VALUE);
+        }
     }
 
-    /** Per-epoch progress: training loss and validation MAPE per head. */
-    public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds) {
+    /** Per-epoch progress: training loss, validation MAPE per head, the learning rate used. */
+    public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds, double learningRate) {
     }
 
     private final Settings settings;
@@ -88,6 +104,7 @@ public final class MultiTaskTrainer<B> {
         Map<String, float[]> bestWeights = snapshot(params);
         int sinceBest = 0;
         long step = 0;
+        double lr = settings.learningRate();
         try {
             for (int epoch = 1; epoch <= settings.epochs(); epoch++) {
                 long t0 = System.nanoTime();
@@ -108,7 +125,7 @@ public final class MultiTaskTrainer<B> {
                             loss = l.getFloat();
                             gc.backward(l);
                         }
-                        update(params, adam, step, batch);
+                        update(params, adam, step, lr, batch);
                         lossSum += loss;
                         batches++;
                     }
@@ -117,7 +134,7 @@ public final class MultiTaskTrainer<B> {
                 }
                 double[] mape = validation.isEmpty() ? new double[0] : evaluate(model, labels, sizes, validation, state);
                 double score = mean(mape);
-                Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9);
+                Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9, lr);
                 epochs.add(e);
                 onEpoch.accept(e);
                 if (validation.isEmpty() || score < best) {
@@ -126,6 +143,8 @@ public final class MultiTaskTrainer<B> {
                     sinceBest = 0;
                 } else if (++sinceBest >= settings.patience()) {
                     break;
+                } else if (sinceBest % settings.decayPatience() == 0) {
+                    lr *= settings.decayFactor();
                 }
             }
             restore(params, bestWeights);
@@ -211,7 +230,8 @@ public final class MultiTaskTrainer<B> {
         return predicted.sub(target).abs().div(target).mul(weights).sum();
     }
 
-    private void update(Map<String, NDArray> params, Map<String, NDArray[]> adam, long step, NDManager m) {
+    private void update(Map<String, NDArray> params, Map<String, NDArray[]> adam, long step, double learningRate,
+                        NDManager m) {
         double norm = 0;
         Map<String, NDArray> grads = new HashMap<>();
         for (Map.Entry<String, NDArray> p : params.entrySet()) {
@@ -225,7 +245,7 @@ public final class MultiTaskTrainer<B> {
         float clip = norm > settings.clipNorm() ? (float) (settings.clipNorm() / norm) : 1f;
         float b1 = 0.9f;
         float b2 = 0.999f;
-        float lr = (float) (settings.learningRate() * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
+        float lr = (float) (learningRate * Math.sqrt(1 - Math.pow(b2, step)) / (1 - Math.pow(b1, step)));
         for (Map.Entry<String, NDArray> p : params.entrySet()) {
             NDArray g = grads.get(p.getKey()).mul(clip);
             NDArray[] mv = adam.get(p.getKey());
