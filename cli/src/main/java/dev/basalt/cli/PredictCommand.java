@@ -37,11 +37,11 @@ final class PredictCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
     List<String> hex = new ArrayList<>();
 
-    // The default is the estimator with the best test-split accuracy today: the simulator (15.5% MAPE on
-    // Haswell) until a GRANITE model beats it (the provisional bundled one has 19.5%).
-    @Option(names = "--model", defaultValue = "simulator",
-            description = "granite (the bundled GRANITE model), simulator (llvm-mca tables + stack engine) or "
-                    + "simulator-default (llvm-mca compatible); default ${DEFAULT-VALUE}.")
+    // The default is the estimator with the best test-split accuracy: GRANITE (README, "Results").
+    @Option(names = "--model", defaultValue = "granite",
+            description = "granite (the bundled GRANITE model), ithemal (the bundled Ithemal model), simulator "
+                    + "(llvm-mca tables + stack engine) or simulator-default (llvm-mca compatible); default "
+                    + "${DEFAULT-VALUE}.")
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")

@@ -6,10 +6,12 @@ import dev.basalt.datasets.Evaluation;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
-import dev.basalt.datasets.Vocabulary;
-import dev.basalt.decoder.MemoryPolicy;
 import dev.basalt.granite.GraniteConfig;
 import dev.basalt.granite.GraniteModel;
+import dev.basalt.ithemal.IthemalConfig;
+import dev.basalt.ithemal.IthemalModel;
+import dev.basalt.core.training.LearnedEstimator;
+import dev.basalt.decoder.BasicBlock;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -31,14 +33,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** {@code basalt train granite}: train a GRANITE model on the bundled sample (or given BHive CSVs). */
+/**
+ * {@code basalt train granite|ithemal}: train a learned model on the bundled sample (or given BHive CSVs) with
+ * the shared trainer, print per-epoch validation MAPE and a test-split report, and write the model file.
+ */
 @Command(name = "train", mixinStandardHelpOptions = true, description = "Train a learned model.")
 final class TrainCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "MODEL", description = "granite")
+    @Parameters(index = "0", paramLabel = "MODEL", description = "granite or ithemal")
     String modelName;
 
     @Option(names = "--data", paramLabel = "CPU=FILE", split = ",", description = "BHive CSVs (default: bundled sample).")
@@ -57,7 +62,10 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--hidden", description = "Vector width.")
     Integer hidden;
 
-    @Option(names = "--iterations", description = "Message-passing steps.")
+    @Option(names = "--embedding", description = "Token embedding width (ithemal).")
+    Integer embedding;
+
+    @Option(names = "--iterations", description = "Message-passing steps (granite).")
     Integer steps;
 
     @Option(names = "--max-train", description = "Use at most this many training blocks (for quick runs).")
@@ -74,21 +82,18 @@ final class TrainCommand implements Callable<Integer> {
             + "(default: haswell,skylake,ivybridge).")
     List<String> mcpus;
 
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
     @Option(names = "--lr", description = "Adam learning rate.")
     Double learningRate;
 
     @Override
     public Integer call() throws Exception {
-        if (!modelName.equals("granite")) {
-            throw new IllegalArgumentException("unknown model '" + modelName + "': only granite can be trained so far");
+        if (!List.of("granite", "ithemal").contains(modelName)) {
+            throw new IllegalArgumentException("unknown model '" + modelName + "': train granite or ithemal");
         }
         PrintWriter o = spec.commandLine().getOut();
-        GraniteConfig d = GraniteConfig.defaults();
-        GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
-                d.mlpHidden(), learningRate != null ? learningRate : d.learningRate(),
-                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
-                seed != null ? seed : d.seed(), d.memoryPolicy(), prior != null ? prior : d.prior(), d.lrDecay(),
-                d.lrPatience());
         if (dataDir != null) {
             if (files != null) {
                 throw new IllegalArgumentException("give --data or --data-dir, not both");
@@ -119,22 +124,23 @@ final class TrainCommand implements Callable<Integer> {
             train = train.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
             validation = validation.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
         }
-        Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), config);
-        o.printf("training GRANITE %s on %d blocks (validation %d, test %d), vocabulary %d tokens%n", config,
-                train.size(), validation.size(), test.size(), vocab.size());
+        List<BasicBlock> trainBlocks = train.stream().map(LabelledBlock::block).toList();
         long t0 = System.nanoTime();
         int trainSize = train.size();
-        try (GraniteModel model = GraniteModel.create(config, vocab, cpus)) {
+        try (LearnedEstimator<LabelledBlock> model = modelName.equals("granite") ? granite(trainBlocks, cpus) : ithemal(trainBlocks, cpus)) {
+            o.printf("training %s on %d blocks (validation %d, test %d)%n", model.description(), train.size(),
+                    validation.size(), test.size());
             // One progress bar (with ETA) per epoch; the epoch summary line follows it.
             ProgressBar[] bar = new ProgressBar[1];
             int[] epoch = {1};
-            model.train(train, validation, e -> {
+            List<dev.basalt.core.training.MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
                 if (bar[0] != null) {
                     bar[0].close();
                     bar[0] = null;
                 }
-                o.printf(Locale.ROOT, "epoch %d: loss %.4f, validation MAPE %s, lr %.2g, %.0f s%n",
-                        e.epoch(), e.trainLoss(), mapes(cpus, e.validationMape()), e.learningRate(), e.seconds());
+                o.printf(Locale.ROOT, "epoch %d: loss %.4f, validation MAPE %s, lr %.2g, %.0f s%s%n",
+                        e.epoch(), e.trainLoss(), mapes(cpus, e.validationMape()), e.learningRate(), e.seconds(),
+                        e.skipped() == 0 ? "" : ", " + e.skipped() + " batches skipped (non-finite gradient)");
                 o.flush();
                 epoch[0] = e.epoch() + 1;
             }, done -> {
@@ -155,7 +161,7 @@ final class TrainCommand implements Callable<Integer> {
                 double[] predicted = model.predictAll(t.stream().map(LabelledBlock::block).toList(), m).stream()
                         .mapToDouble(p -> Math.max(1e-3, p.cyclesPerIteration())).toArray();
                 double[] measured = t.stream().mapToDouble(b -> b.throughput(m).orElseThrow()).toArray();
-                report.add(Evaluation.of("granite", data.name(), "test", m, predicted, measured));
+                report.add(Evaluation.of(modelName, data.name(), "test", m, predicted, measured));
             }
             o.print(Evaluation.markdownTable(report));
             Map<String, Object> provenance = new LinkedHashMap<>();
@@ -170,11 +176,38 @@ final class TrainCommand implements Callable<Integer> {
             provenance.put("split", "SHA-256 of hex, 80/10/10");
             provenance.put("trainBlocks", train.size());
             provenance.put("trainingMinutes", minutes);
+            provenance.put("epochs", epochs.size());
+            provenance.put("skippedBatches", epochs.stream().mapToInt(e -> e.skipped()).sum());
             provenance.put("testReport", Evaluation.csv(report));
             model.save(out, provenance);
             o.printf(Locale.ROOT, "model written to %s (%.1f minutes)%n", out, minutes);
         }
         return 0;
+    }
+
+    private LearnedEstimator<LabelledBlock> granite(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
+        if (embedding != null) {
+            throw new IllegalArgumentException("--embedding is an ithemal option");
+        }
+        GraniteConfig d = GraniteConfig.defaults();
+        GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
+                d.mlpHidden(), learningRate != null ? learningRate : d.learningRate(),
+                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
+                seed != null ? seed : d.seed(), d.memoryPolicy(), prior != null ? prior : d.prior(), d.lrDecay(),
+                d.lrPatience());
+        return GraniteModel.create(config, GraniteModel.vocabulary(trainBlocks, config), cpus);
+    }
+
+    private LearnedEstimator<LabelledBlock> ithemal(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
+        if (steps != null) {
+            throw new IllegalArgumentException("--iterations is a granite option");
+        }
+        IthemalConfig d = IthemalConfig.defaults();
+        IthemalConfig config = new IthemalConfig(embedding != null ? embedding : d.embedding(),
+                hidden != null ? hidden : d.hidden(), learningRate != null ? learningRate : d.learningRate(),
+                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
+                seed != null ? seed : d.seed(), prior != null ? prior : d.prior(), d.lrDecay(), d.lrPatience());
+        return IthemalModel.create(config, IthemalModel.vocabulary(trainBlocks), cpus);
     }
 
     private static String mapes(List<Microarchitecture> cpus, double[] mape) {

@@ -76,4 +76,51 @@ class PredictCommandTest {
         double b = Double.parseDouble(without.out().replaceAll("(?s).*?: ([0-9.]+) cycles/iteration.*", "$1"));
         assertTrue(a < b, "stack engine " + a + " vs llvm-mca-like " + b);
     }
+
+    @Test
+    void graniteIsTheDefaultAndExplainsInCyclesThatAddUp() throws Exception {
+        // mov rsi, rbx; mov rdx, rax; mov rdi, r15 (the README's block), and a load + add + store.
+        CliRun r = CliRun.of("predict", "--format", "json", "--explain", "--mcpu", "hsw", "4889de4889c24c89ff",
+                "488b074801c8488907");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode rows = new ObjectMapper().readTree(r.out());
+        assertEquals(2, rows.size());
+        dev.basalt.core.ThroughputEstimator granite = dev.basalt.core.Estimators.load("granite");
+        for (JsonNode row : rows) {
+            BasicBlock b = BasicBlock.fromHex(row.get("hex").asText());
+            dev.basalt.core.Prediction p = granite.predict(b, Microarchitecture.HASWELL);
+            assertEquals(p.cyclesPerIteration(), row.get("cycles_per_iteration").asDouble(), 1e-9,
+                    "predict's default model is the bundled GRANITE");
+            assertEquals(b.size(), row.get("contributions").size());
+            double sum = row.get("baseline").asDouble();
+            for (JsonNode c : row.get("contributions")) {
+                sum += c.get("cycles").asDouble();
+            }
+            assertEquals(row.get("cycles_per_iteration").asDouble(), sum, 1e-4, "baseline + contributions");
+            // The baseline is the simulator's prediction (the model's prior).
+            assertEquals(new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL))
+                    .run(b, Simulator.Options.defaults()).cyclesPerIteration(), row.get("baseline").asDouble(), 1e-4);
+        }
+        CliRun text = CliRun.of("predict", "--explain", "--mcpu", "skl", "488b074801c8488907");
+        assertTrue(text.out().contains("baseline") && text.out().contains("add rax, rcx"), text.out());
+    }
+
+    @Test
+    void ithemalPredictsFromItsBundledModel() throws Exception {
+        CliRun r = CliRun.of("predict", "--model", "ithemal", "--format", "json", "--explain", "4883c001",
+                "488b074801c8488907");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode rows = new ObjectMapper().readTree(r.out());
+        assertEquals(6, rows.size(), "two blocks × three CPUs");
+        dev.basalt.core.ThroughputEstimator ithemal = dev.basalt.core.Estimators.load("ithemal");
+        for (JsonNode row : rows) {
+            Microarchitecture m = Microarchitecture.parse(row.get("mcpu").asText());
+            double expected = ithemal.predict(BasicBlock.fromHex(row.get("hex").asText()), m).cyclesPerIteration();
+            assertEquals(expected, row.get("cycles_per_iteration").asDouble(), 1e-9);
+            assertEquals(0, row.get("contributions").size(), "Ithemal does not attribute to instructions");
+            assertTrue(row.get("baseline").asDouble() > 0, "its baseline is the simulator's prediction");
+        }
+        // add rax, 1 is a one-cycle loop-carried chain on every CPU; the model should know it.
+        assertEquals(1.0, rows.get(0).get("cycles_per_iteration").asDouble(), 0.25, rows.get(0).toString());
+    }
 }

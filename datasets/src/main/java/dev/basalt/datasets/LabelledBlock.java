@@ -56,4 +56,15 @@ public record LabelledBlock(BasicBlock block, Map<Microarchitecture, Double> thr
         m.put(uarch, cyclesPerIteration);
         return new LabelledBlock(block, m);
     }
+
+    /** Labels for multi-task training: [block][cpu] cycles per iteration, NaN where a block has no label. */
+    public static double[][] labels(java.util.List<LabelledBlock> blocks, java.util.List<Microarchitecture> cpus) {
+        double[][] labels = new double[blocks.size()][cpus.size()];
+        for (int i = 0; i < blocks.size(); i++) {
+            for (int c = 0; c < cpus.size(); c++) {
+                labels[i][c] = blocks.get(i).throughput(cpus.get(c)).orElse(Double.NaN);
+            }
+        }
+        return labels;
+    }
 }

@@ -4,11 +4,13 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import dev.basalt.core.Djl;
-import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.core.training.LearnedEstimator;
+import dev.basalt.core.training.ModelFile;
 import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.core.training.Priors;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.BasicBlock;
@@ -25,7 +27,7 @@ import java.util.function.IntConsumer;
  * A GRANITE model: the network, its vocabulary, configuration and the CPUs its heads predict. Predictions
  * are serialised (one forward pass at a time), which makes the model safe to share between threads.
  */
-public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
+public final class GraniteModel implements LearnedEstimator<LabelledBlock> {
 
     private final GraniteConfig config;
     private final Vocabulary vocabulary;
@@ -39,11 +41,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         this.config = config;
         this.vocabulary = vocabulary;
         this.cpus = List.copyOf(cpus);
-        this.prior = config.hasPrior() ? Estimators.load(config.prior()) : null;
-        if (prior != null && !prior.supported().containsAll(cpus)) {
-            throw new IllegalArgumentException("prior estimator " + config.prior() + " supports " + prior.supported()
-                    + ", not every CPU of " + cpus);
-        }
+        this.prior = config.hasPrior() ? Priors.load(config.prior(), cpus) : null;
         this.manager = Djl.engine().newBaseManager();
         this.network = new GraniteNetwork(manager, config, vocabulary.size(), cpus.size());
     }
@@ -75,25 +73,17 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
      *
      * @return one record per epoch run
      */
+    @Override
     public List<MultiTaskTrainer.Epoch> train(List<LabelledBlock> train, List<LabelledBlock> validation,
                                               Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
         List<LabelledBlock> all = new ArrayList<>(train);
         all.addAll(validation);
         List<GraniteGraph> graphs = all.stream().map(b -> GraniteGraph.of(b.block(), config.memoryPolicy())).toList();
         float[][] priors = priors(all.stream().map(LabelledBlock::block).toList());
-        double[][] labels = new double[all.size()][cpus.size()];
-        int[] sizes = new int[all.size()];
-        for (int i = 0; i < all.size(); i++) {
-            for (int c = 0; c < cpus.size(); c++) {
-                labels[i][c] = all.get(i).throughput(cpus.get(c)).orElse(Double.NaN);
-            }
-            sizes[i] = all.get(i).block().size();
-        }
-        List<Integer> trainIdx = new ArrayList<>();
-        List<Integer> validationIdx = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            (i < train.size() ? trainIdx : validationIdx).add(i);
-        }
+        double[][] labels = LabelledBlock.labels(all, cpus);
+        int[] sizes = all.stream().mapToInt(b -> b.block().size()).toArray();
+        List<Integer> trainIdx = java.util.stream.IntStream.range(0, train.size()).boxed().toList();
+        List<Integer> validationIdx = java.util.stream.IntStream.range(train.size(), all.size()).boxed().toList();
         MultiTaskTrainer.Model<GraniteBatch> model = new MultiTaskTrainer.Model<>() {
             @Override
             public Map<String, NDArray> parameters() {
@@ -103,7 +93,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
             @Override
             public GraniteBatch batch(List<Integer> examples) {
                 return new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary,
-                        priors == null ? null : rows(priors, examples));
+                        priors == null ? null : Priors.rows(priors, examples));
             }
 
             @Override
@@ -114,7 +104,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         MultiTaskTrainer<GraniteBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
                 new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
                         config.patience(), config.batchInstructions(), config.seed(), config.lrDecay(),
-                        config.lrPatience()));
+                        config.lrPatience(), false));
         synchronized (this) {
             return trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch, onBatch);
         }
@@ -122,26 +112,12 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
 
     /** The prior's cycles per iteration per block and head, or null without a prior. */
     private float[][] priors(List<BasicBlock> blocks) {
-        if (prior == null) {
-            return null;
-        }
-        float[][] out = new float[blocks.size()][cpus.size()];
-        for (int c = 0; c < cpus.size(); c++) {
-            List<Prediction> p = prior.predictAll(blocks, cpus.get(c));
-            for (int i = 0; i < blocks.size(); i++) {
-                out[i][c] = (float) p.get(i).cyclesPerIteration();
-            }
-        }
-        return out;
+        return prior == null ? null : Priors.table(prior, blocks, cpus);
     }
 
-    private static float[] rows(float[][] table, List<Integer> examples) {
-        int heads = table.length == 0 ? 0 : table[0].length;
-        float[] out = new float[examples.size() * heads];
-        for (int i = 0; i < examples.size(); i++) {
-            System.arraycopy(table[examples.get(i)], 0, out, i * heads, heads);
-        }
-        return out;
+    @Override
+    public String description() {
+        return "GRANITE " + config + ", vocabulary " + vocabulary.size() + " tokens";
     }
 
     @Override
@@ -166,7 +142,7 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
         List<GraniteGraph> graphs = blocks.stream().map(b -> GraniteGraph.of(b, config.memoryPolicy())).toList();
         float[][] p = priors(blocks);
         GraniteBatch batch = new GraniteBatch(graphs, vocabulary,
-                p == null ? null : rows(p, java.util.stream.IntStream.range(0, blocks.size()).boxed().toList()));
+                p == null ? null : Priors.rows(p, java.util.stream.IntStream.range(0, blocks.size()).boxed().toList()));
         unknownTokens.addAndGet(batch.unknownTokens);
         try (NDManager m = manager.newSubManager()) {
             NDList out = network.forward(batch, m);
@@ -191,37 +167,9 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
      * Saves the model as one zip file, atomically: {@code model.json} (format, configuration, CPUs, vocabulary
      * and the given provenance) and {@code weights.bin} (every parameter: name, shape, float32 values).
      */
+    @Override
     public synchronized void save(java.nio.file.Path file, Map<String, Object> provenance) throws java.io.IOException {
-        Map<String, Object> meta = new java.util.LinkedHashMap<>();
-        meta.put("format", FORMAT);
-        meta.put("config", config);
-        meta.put("cpus", cpus.stream().map(Microarchitecture::llvmName).toList());
-        meta.put("vocabulary", vocabulary);
-        meta.put("provenance", provenance);
-        byte[] json = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(meta);
-        dev.basalt.core.AtomicFiles.write(file, out -> {
-            try (java.util.zip.ZipOutputStream zip = new java.util.zip.ZipOutputStream(out)) {
-                zip.putNextEntry(new java.util.zip.ZipEntry("model.json"));
-                zip.write(json);
-                zip.closeEntry();
-                zip.putNextEntry(new java.util.zip.ZipEntry("weights.bin"));
-                java.io.DataOutputStream data = new java.io.DataOutputStream(zip);
-                data.writeInt(network.params.size());
-                for (Map.Entry<String, NDArray> p : network.params.entrySet()) {
-                    data.writeUTF(p.getKey());
-                    long[] shape = p.getValue().getShape().getShape();
-                    data.writeInt(shape.length);
-                    for (long d : shape) {
-                        data.writeLong(d);
-                    }
-                    for (float f : p.getValue().toFloatArray()) {
-                        data.writeFloat(f);
-                    }
-                }
-                data.flush();
-                zip.closeEntry();
-            }
-        });
+        ModelFile.write(file, FORMAT, config, cpus, vocabulary, provenance, network.params);
     }
 
     /**
@@ -248,68 +196,14 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
 
     /** Loads a model from the bytes of a model file; {@code file} names it in errors. */
     static GraniteModel load(byte[] bytes, String file) throws java.io.IOException {
-        byte[] json = null;
-        byte[] weights = null;
-        try (java.util.zip.ZipInputStream zip = new java.util.zip.ZipInputStream(new java.io.ByteArrayInputStream(bytes))) {
-            for (java.util.zip.ZipEntry e; (e = zip.getNextEntry()) != null; ) {
-                if (e.getName().equals("model.json")) {
-                    json = zip.readAllBytes();
-                } else if (e.getName().equals("weights.bin")) {
-                    weights = zip.readAllBytes();
-                }
-            }
-        } catch (java.io.IOException | IllegalArgumentException e) {
-            throw new java.io.IOException(file + " is not a readable GRANITE model: " + e.getMessage(), e);
-        }
-        if (json == null || weights == null) {
-            throw new java.io.IOException(file + " is not a GRANITE model (model.json or weights.bin missing)");
-        }
-        GraniteConfig config;
-        Vocabulary vocab;
-        List<Microarchitecture> cpus = new ArrayList<>();
+        ModelFile.Loaded<GraniteConfig, Vocabulary> f = ModelFile.read(bytes, file, "GRANITE", FORMAT,
+                GraniteConfig.class, Vocabulary.class);
+        GraniteModel model = new GraniteModel(f.config(), f.vocabulary(), f.cpus());
         try {
-            com.fasterxml.jackson.databind.JsonNode meta = JSON.readTree(json);
-            if (!FORMAT.equals(meta.path("format").asText())) {
-                throw new java.io.IOException("format '" + meta.path("format").asText() + "', expected " + FORMAT);
-            }
-            config = JSON.treeToValue(meta.get("config"), GraniteConfig.class);
-            vocab = JSON.treeToValue(meta.get("vocabulary"), Vocabulary.class);
-            meta.get("cpus").forEach(n -> cpus.add(Microarchitecture.parse(n.asText())));
-            if (config == null || vocab == null || cpus.isEmpty()) {
-                throw new java.io.IOException("configuration, vocabulary or CPUs missing");
-            }
+            ModelFile.readWeights(f.weights(), model.network.params, file);
         } catch (java.io.IOException | RuntimeException e) {
-            throw new java.io.IOException(file + " has unusable model metadata: " + e.getMessage(), e);
-        }
-        GraniteModel model = new GraniteModel(config, vocab, cpus);
-        try (java.io.DataInputStream data = new java.io.DataInputStream(new java.io.ByteArrayInputStream(weights))) {
-            int count = data.readInt();
-            if (count != model.network.params.size()) {
-                throw new java.io.IOException("has " + count + " parameters, the configuration needs "
-                        + model.network.params.size());
-            }
-            for (int k = 0; k < count; k++) {
-                String name = data.readUTF();
-                NDArray target = model.network.params.get(name);
-                int rank = data.readInt();
-                long[] shape = new long[rank];
-                for (int d = 0; d < rank; d++) {
-                    shape[d] = data.readLong();
-                }
-                if (target == null || !java.util.Arrays.equals(shape, target.getShape().getShape())) {
-                    throw new java.io.IOException("parameter " + name + " " + java.util.Arrays.toString(shape)
-                            + " does not fit the configuration");
-                }
-                float[] v = new float[(int) target.size()];
-                for (int i = 0; i < v.length; i++) {
-                    v[i] = data.readFloat();
-                }
-                target.set(v);
-            }
-        } catch (java.io.IOException e) {
             model.close();
-            throw new java.io.IOException(file + ": " + e.getMessage()
-                    + (e instanceof java.io.EOFException ? " (the file is truncated)" : ""), e);
+            throw e;
         }
         return model;
     }
@@ -327,7 +221,6 @@ public final class GraniteModel implements ThroughputEstimator, AutoCloseable {
     }
 
     private static final String FORMAT = "basalt-granite-1";
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     @Override
     public void close() {

@@ -4,10 +4,8 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
-import ai.djl.pytorch.engine.PtNDArray;
-import ai.djl.pytorch.jni.JniUtils;
+import dev.basalt.core.training.Rows;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -117,13 +115,6 @@ final class GraniteNetwork implements AutoCloseable {
         return params.get(name);
     }
 
-    /** Row gather of a parameter, with the result moved into the batch's manager. */
-    private NDArray rows(NDArray table, NDArray index, NDManager batch) {
-        NDArray r = table.get(new NDIndex("{}", index));
-        r.attach(batch);
-        return r;
-    }
-
     private NDArray mlp(String name, NDArray x) {
         for (int layer = 0; layer <= config.mlpHidden(); layer++) {
             x = x.matMul(p(name + ".w" + layer)).add(p(name + ".b" + layer));
@@ -152,18 +143,9 @@ final class GraniteNetwork implements AutoCloseable {
      */
     NDList forward(GraniteBatch b, NDManager batch) {
         int nodes = b.nodes();
-        NDArray tokens = batch.create(b.tokens);
-        NDArray senders = batch.create(b.senders);
-        NDArray receivers = batch.create(b.receivers);
-        NDIndex edgeGraph = new NDIndex("{}", batch.create(b.edgeGraph));
-        NDIndex nodeGraph = new NDIndex("{}", batch.create(b.nodeGraph));
-        // Sums over edges/nodes are sparse 0/1 matrices times dense features: a dense [nodes × edges] matrix
-        // would cost O(N·E·h) per step and dominated training time.
-        NDArray incoming = ones(batch, b.receivers, nodes);          // [N, E]
-        NDArray edgeSum = ones(batch, b.edgeGraph, b.graphs);       // [G, E]
-        NDArray nodeSum = ones(batch, b.nodeGraph, b.graphs);       // [G, N]
-        NDArray x = rows(p("node.embedding"), tokens, batch);
-        NDArray e = rows(p("edge.embedding"), batch.create(b.edgeTypes), batch);
+        // Gathers and sums are sparse products (Rows explains why: reproducible gradients, and speed).
+        NDArray x = Rows.gather(batch, p("node.embedding"), b.tokens);
+        NDArray e = Rows.gather(batch, p("edge.embedding"), b.edgeTypes);
         NDArray g = batch.create(b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
                 .add(p("global.b"));
         NDArray prior = null;
@@ -172,48 +154,31 @@ final class GraniteNetwork implements AutoCloseable {
             g = g.add(prior.add(1f).log().matMul(p("prior.w")));
         }
         for (int step = 0; step < config.steps(); step++) {
-            NDArray edgeIn = NDArrays.concat(new NDList(e, x.get(new NDIndex("{}", senders)),
-                    x.get(new NDIndex("{}", receivers)), g.get(edgeGraph)), 1);
+            NDArray edgeIn = NDArrays.concat(new NDList(e, Rows.gather(batch, x, b.senders),
+                    Rows.gather(batch, x, b.receivers), Rows.gather(batch, g, b.edgeGraph)), 1);
             e = layerNorm("edge.ln", e.add(mlp("edge", edgeIn)));
-            NDArray nodeIn = NDArrays.concat(new NDList(incoming.matMul(e), x, g.get(nodeGraph)), 1);
+            NDArray nodeIn = NDArrays.concat(new NDList(Rows.segmentSum(batch, e, b.receivers, nodes), x,
+                    Rows.gather(batch, g, b.nodeGraph)), 1);
             x = layerNorm("node.ln", x.add(mlp("node", nodeIn)));
-            NDArray globalIn = NDArrays.concat(new NDList(edgeSum.matMul(e), nodeSum.matMul(x), g), 1);
+            NDArray globalIn = NDArrays.concat(new NDList(Rows.segmentSum(batch, e, b.edgeGraph, b.graphs),
+                    Rows.segmentSum(batch, x, b.nodeGraph, b.graphs), g), 1);
             g = layerNorm("global.ln", g.add(mlp("global", globalIn)));
         }
-        NDArray instructions = x.get(new NDIndex("{}", batch.create(b.instructionNodes)));
+        NDArray instructions = Rows.gather(batch, x, b.instructionNodes);
         NDArray shared = leaky(instructions.matMul(p("readout.w")).add(p("readout.b")));
         NDList perHead = new NDList();
         for (int c = 0; c < heads; c++) {
             perHead.add(leaky(shared.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
                     .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
         }
-        NDArray contributions = NDArrays.concat(perHead, 1);                   // [I, C]
-        NDArray blocks = ones(batch, b.instructionGraph, b.graphs)
-                .matMul(contributions);                                          // [G, C]
+        NDArray contributions = perHead.size() == 1
+                ? perHead.get(0) // DJL's concat of one array drops it from the gradient graph
+                : NDArrays.concat(perHead, 1);                   // [I, C]
+        NDArray blocks = Rows.segmentSum(batch, contributions, b.instructionGraph, b.graphs); // [G, C]
         if (prior != null) {
             blocks = blocks.add(prior);
         }
         return new NDList(contributions, blocks);
-    }
-
-    /**
-     * A sparse 0/1 matrix [rows × rowOf.length] with a one at (rowOf[j], j): left-multiplying sums by row.
-     *
-     * <p>Not {@code NDManager.createCoo}: it closes its index and value arrays straight away while the sparse
-     * tensor still shares their Java-owned memory, which the collector may then free (we saw garbage indices).
-     * Here both arrays stay in the batch's manager for as long as the sparse tensor is used.
-     */
-    private static NDArray ones(NDManager m, long[] rowOf, int rows) {
-        int nnz = rowOf.length;
-        long[] columns = new long[nnz];
-        float[] values = new float[nnz];
-        for (int j = 0; j < nnz; j++) {
-            columns[j] = j;
-            values[j] = 1f;
-        }
-        PtNDArray indices = (PtNDArray) m.create(new long[][] {rowOf, columns});
-        PtNDArray ones = (PtNDArray) m.create(values);
-        return JniUtils.createSparseCoo(indices, ones, new Shape(rows, nnz));
     }
 
     @Override

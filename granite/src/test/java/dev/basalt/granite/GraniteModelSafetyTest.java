@@ -59,4 +59,39 @@ class GraniteModelSafetyTest {
             assertEquals(1, model.supported().size());
         }
     }
+
+    @Test
+    void aVocabularyThatDoesNotFitTheWeightsIsOneClearError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        Vocabulary vocab = GraniteModel.vocabulary(List.of(BasicBlock.fromHex("4889de4801c8")), TINY);
+        java.nio.file.Path file = dir.resolve("m.granite");
+        try (GraniteModel model = GraniteModel.create(TINY, vocab, List.of(Microarchitecture.HASWELL))) {
+            model.save(file, java.util.Map.of());
+        }
+        // Rewrite model.json with one more vocabulary token than the embedding table has rows.
+        java.util.Map<String, byte[]> entries = new java.util.LinkedHashMap<>();
+        try (java.util.zip.ZipInputStream in = new java.util.zip.ZipInputStream(java.nio.file.Files.newInputStream(file))) {
+            for (java.util.zip.ZipEntry e; (e = in.getNextEntry()) != null; ) {
+                entries.put(e.getName(), in.readAllBytes());
+            }
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode meta =
+                (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(entries.get("model.json"));
+        ((com.fasterxml.jackson.databind.node.ArrayNode) meta.path("vocabulary").path("tokens")).add("VFMADD231PS");
+        ((com.fasterxml.jackson.databind.node.ArrayNode) meta.path("vocabulary").path("counts")).add(1);
+        entries.put("model.json", json.writeValueAsBytes(meta));
+        java.nio.file.Path bad = dir.resolve("bad.granite");
+        try (java.util.zip.ZipOutputStream out = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(bad))) {
+            for (java.util.Map.Entry<String, byte[]> e : entries.entrySet()) {
+                out.putNextEntry(new java.util.zip.ZipEntry(e.getKey()));
+                out.write(e.getValue());
+                out.closeEntry();
+            }
+        }
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> GraniteModel.load(bad));
+        assertTrue(e.getMessage().contains(bad.toString()) && e.getMessage().contains("node.embedding")
+                && e.getMessage().contains("does not fit"), e.getMessage());
+    }
 }

@@ -4,6 +4,7 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
 
 import java.util.ArrayList;
@@ -51,9 +52,11 @@ public final class MultiTaskTrainer<B> {
      * @param decayPatience     ... after this many epochs without a better validation MAPE (and again after
      *                          each further such run): small steps late in training settle into a minimum that
      *                          Adam's full step keeps jumping over
+     * @param bucketBySize      group examples of similar size into batches (order still seeded-random): for
+     *                          models that pad every example to the batch's longest, such as an LSTM
      */
     public record Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
-                           long seed, double decayFactor, int decayPatience) {
+                           long seed, double decayFactor, int decayPatience, boolean bucketBySize) {
         public Settings {
             if (!(decayFactor > 0 && decayFactor <= 1) || decayPatience < 1) {
                 throw new IllegalArgumentException("decay factor must be in (0, 1] and decay patience >= 1, got "
@@ -64,13 +67,20 @@ public final class MultiTaskTrainer<B> {
         /** Settings with a constant learning rate. */
         public Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
                         long seed) {
-            this(learningRate, clipNorm, epochs, patience, batchInstructions, seed, 1.0, Integer.MAX_VALUE);
+            this(learningRate, clipNorm, epochs, patience, batchInstructions, seed, 1.0, Integer.MAX_VALUE, false);
         }
     }
 
-    /** Per-epoch progress: training loss, validation MAPE per head, the learning rate used. */
-    public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds, double learningRate) {
+    /**
+     * Per-epoch progress: training loss, validation MAPE per head, the learning rate used, and how many batches
+     * were skipped because their gradient was not finite.
+     */
+    public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds, double learningRate,
+                        int skipped) {
     }
+
+    /** Examples sorted together when bucketing by size. */
+    private static final int BUCKET_WINDOW = 4096;
 
     private final Settings settings;
     private final Engine engine;
@@ -100,6 +110,10 @@ public final class MultiTaskTrainer<B> {
             adam.put(p.getKey(), new NDArray[] {state.zeros(p.getValue().getShape()), state.zeros(p.getValue().getShape())});
         }
         List<Epoch> epochs = new ArrayList<>();
+        // One intra-op thread while training: with two, gather gradients are summed with atomic adds in a
+        // varying order and runs differ in the last bits. Restored afterwards (inference is deterministic).
+        int threads = JniUtils.getNumThreads();
+        JniUtils.setNumThreads(1);
         double best = Double.POSITIVE_INFINITY;
         Map<String, float[]> bestWeights = snapshot(params);
         int sinceBest = 0;
@@ -109,32 +123,54 @@ public final class MultiTaskTrainer<B> {
             for (int epoch = 1; epoch <= settings.epochs(); epoch++) {
                 long t0 = System.nanoTime();
                 List<Integer> order = new ArrayList<>(train);
-                Collections.shuffle(order, new Random(settings.seed() * 31 + epoch));
+                Random random = new Random(settings.seed() * 31 + epoch);
+                Collections.shuffle(order, random);
+                List<List<Integer>> epochBatches;
+                if (settings.bucketBySize()) {
+                    // Sort windows of the shuffled order by size, batch them, then shuffle the batches.
+                    for (int from = 0; from < order.size(); from += BUCKET_WINDOW) {
+                        order.subList(from, Math.min(order.size(), from + BUCKET_WINDOW))
+                                .sort(java.util.Comparator.comparingInt(i -> sizes[i]));
+                    }
+                    epochBatches = batches(order, sizes);
+                    Collections.shuffle(epochBatches, random);
+                } else {
+                    epochBatches = batches(order, sizes);
+                }
                 double lossSum = 0;
                 int batches = 0;
+                int skipped = 0;
                 int done = 0;
-                for (List<Integer> examples : batches(order, sizes)) {
+                for (List<Integer> examples : epochBatches) {
                     step++;
                     try (NDManager batch = state.newSubManager()) {
                         B b = model.batch(examples);
                         double loss;
                         try (GradientCollector gc = engine.newGradientCollector()) {
-                            gc.zeroGradients();
+                            zeroGradients(params);
                             NDArray predicted = model.predict(b, batch);
                             NDArray l = loss(predicted, examples, labels, batch);
                             loss = l.getFloat();
+                            if (!Double.isFinite(loss)) {
+                                throw new IllegalStateException("non-finite loss at step " + step + " (epoch " + epoch
+                                        + ") on examples " + examples);
+                            }
                             gc.backward(l);
                         }
-                        update(params, adam, step, lr, batch);
-                        lossSum += loss;
-                        batches++;
+                        if (update(params, adam, step, lr, batch)) {
+                            lossSum += loss;
+                            batches++;
+                        } else {
+                            skipped++;
+                        }
                     }
                     done += examples.size();
                     onBatch.accept(done);
                 }
                 double[] mape = validation.isEmpty() ? new double[0] : evaluate(model, labels, sizes, validation, state);
                 double score = mean(mape);
-                Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9, lr);
+                Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9, lr,
+                        skipped);
                 epochs.add(e);
                 onEpoch.accept(e);
                 if (validation.isEmpty() || score < best) {
@@ -150,6 +186,7 @@ public final class MultiTaskTrainer<B> {
             restore(params, bestWeights);
         } finally {
             state.close();
+            JniUtils.setNumThreads(threads);
         }
         return epochs;
     }
@@ -159,7 +196,11 @@ public final class MultiTaskTrainer<B> {
         int heads = labels.length == 0 ? 0 : labels[0].length;
         double[] sum = new double[heads];
         int[] count = new int[heads];
-        for (List<Integer> chunk : batches(examples, sizes)) {
+        List<Integer> order = new ArrayList<>(examples);
+        if (settings.bucketBySize()) {
+            order.sort(java.util.Comparator.comparingInt(i -> sizes[i])); // less padding; the sums do not care
+        }
+        for (List<Integer> chunk : batches(order, sizes)) {
             try (NDManager m = parent.newSubManager()) {
                 float[] p = model.predict(model.batch(chunk), m).toFloatArray();
                 for (int i = 0; i < chunk.size(); i++) {
@@ -230,8 +271,9 @@ public final class MultiTaskTrainer<B> {
         return predicted.sub(target).abs().div(target).mul(weights).sum();
     }
 
-    private void update(Map<String, NDArray> params, Map<String, NDArray[]> adam, long step, double learningRate,
-                        NDManager m) {
+    /** One Adam step with global-norm clipping; false (and no change) when the gradient is not finite. */
+    private boolean update(Map<String, NDArray> params, Map<String, NDArray[]> adam, long step, double learningRate,
+                           NDManager m) {
         double norm = 0;
         Map<String, NDArray> grads = new HashMap<>();
         for (Map.Entry<String, NDArray> p : params.entrySet()) {
@@ -242,6 +284,11 @@ public final class MultiTaskTrainer<B> {
             norm += g.square().sum().getFloat();
         }
         norm = Math.sqrt(norm);
+        if (!Double.isFinite(norm)) {
+            // Skip the step, as mixed-precision trainers do: one bad batch must not poison every weight.
+            // Counted and reported per epoch; the step number still advances Adam's bias correction.
+            return false;
+        }
         float clip = norm > settings.clipNorm() ? (float) (settings.clipNorm() / norm) : 1f;
         float b1 = 0.9f;
         float b2 = 0.999f;
@@ -256,6 +303,20 @@ public final class MultiTaskTrainer<B> {
             NDArray ratio = mv[0].div(denominator.add(1e-8f));
             ratio.attach(m);
             p.getValue().subi(ratio.mul(lr));
+        }
+        return true;
+    }
+
+    /**
+     * Sets the parameters' gradients to zero by overwriting them. Not {@code GradientCollector.zeroGradients}:
+     * it subtracts each gradient from itself, which leaves a NaN or infinity in place, and walks every array
+     * the engine holds.
+     */
+    private static void zeroGradients(Map<String, NDArray> params) {
+        for (NDArray p : params.values()) {
+            // Not closed: the wrapper shares the gradient's native handle (closing it frees the gradient).
+            NDArray g = p.getGradient();
+            g.set(new float[(int) g.size()]);
         }
     }
 

@@ -1,0 +1,48 @@
+package dev.basalt.ithemal;
+
+/**
+ * Every hyper-parameter of an Ithemal model and its training, in one place (saved with the weights).
+ *
+ * @param embedding         token embedding width
+ * @param hidden            hidden width of both LSTMs
+ * @param learningRate      Adam learning rate
+ * @param epochs            maximum epochs
+ * @param batchInstructions instructions per batch
+ * @param clipNorm          global gradient-norm clipping bound
+ * @param patience          early stopping: epochs without a better validation MAPE
+ * @param seed              seed of initialisation and shuffling
+ * @param prior             analytical estimator whose prediction the network corrects, or null/"none"
+ *                          (DESIGN.md §5, "Analytical prior")
+ * @param lrDecay           learning-rate factor after {@code lrPatience} epochs without improvement
+ * @param lrPatience        epochs without improvement before each decay
+ */
+public record IthemalConfig(int embedding, int hidden, double learningRate, int epochs, int batchInstructions,
+                            double clipNorm, int patience, long seed, String prior, double lrDecay,
+                            int lrPatience) {
+
+    public IthemalConfig {
+        if (embedding < 1 || hidden < 1 || epochs < 0 || batchInstructions < 1 || patience < 1 || lrPatience < 1) {
+            throw new IllegalArgumentException("invalid Ithemal configuration: " + embedding + "/" + hidden + "/"
+                    + epochs + "/" + batchInstructions + "/" + patience + "/" + lrPatience);
+        }
+        if (!(learningRate > 0) || !(clipNorm > 0) || !(lrDecay > 0 && lrDecay <= 1)) {
+            throw new IllegalArgumentException("learning rate and clip norm must be > 0, decay in (0, 1]");
+        }
+        if (prior != null && (prior.isBlank() || prior.equals("none"))) {
+            prior = null;
+        }
+    }
+
+    /** Whether the network learns a correction of {@link #prior()}'s prediction. */
+    public boolean hasPrior() {
+        return prior != null;
+    }
+
+    /**
+     * The shipped model's settings: DESIGN.md §6 with widths cut to 64 for a 2-core CPU (256 in the original),
+     * Adam, and the simulator prior, which makes up for the width.
+     */
+    public static IthemalConfig defaults() {
+        return new IthemalConfig(64, 64, 1e-3, 40, 2000, 5.0, 8, 42, "simulator", 0.5, 2);
+    }
+}

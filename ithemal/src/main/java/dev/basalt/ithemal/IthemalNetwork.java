@@ -1,0 +1,123 @@
+package dev.basalt.ithemal;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import dev.basalt.core.training.Rows;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * Ithemal's hierarchical LSTM (DESIGN.md §6): token embeddings → token LSTM (its state after an instruction's
+ * last token is the instruction's vector) → instruction LSTM over a block's instruction vectors (its last
+ * state is the block's vector) → one small MLP head per CPU. Parameter names and gate order follow PyTorch's
+ * LSTM ({@code w_ih}, {@code w_hh}, {@code b_ih}, {@code b_hh}; input, forget, cell, output).
+ *
+ * <p>Parameters are initialised from {@code seed} with {@link SplittableRandom} (not the engine's random
+ * state), as PyTorch initialises LSTMs: uniform in ±1/√hidden.
+ */
+final class IthemalNetwork implements AutoCloseable {
+
+    final IthemalConfig config;
+    final int heads;
+    private final NDManager manager;
+    final Map<String, NDArray> params = new LinkedHashMap<>();
+
+    IthemalNetwork(NDManager parent, IthemalConfig config, int vocabulary, int heads) {
+        this.config = config;
+        this.heads = heads;
+        this.manager = parent.newSubManager();
+        SplittableRandom rnd = new SplittableRandom(config.seed());
+        int e = config.embedding();
+        int h = config.hidden();
+        double lstm = 1 / Math.sqrt(h);
+        uniform("embedding", rnd, 1.0, vocabulary, e);
+        for (String name : new String[] {"token", "instruction"}) {
+            int in = name.equals("token") ? e : h;
+            uniform(name + ".w_ih", rnd, lstm, 4 * h, in);
+            uniform(name + ".w_hh", rnd, lstm, 4 * h, h);
+            uniform(name + ".b_ih", rnd, lstm, 4 * h);
+            uniform(name + ".b_hh", rnd, lstm, 4 * h);
+        }
+        if (config.hasPrior()) {
+            uniform("prior.w", rnd, 1 / Math.sqrt(heads), heads, h);
+        }
+        for (int c = 0; c < heads; c++) {
+            uniform("head" + c + ".w1", rnd, Math.sqrt(6.0 / h), h, h);
+            add("head" + c + ".b1", manager.zeros(new Shape(h)));
+            // With a prior the network starts as the prior (correction ≈ 0).
+            uniform("head" + c + ".w2", rnd, (config.hasPrior() ? 0.01 : 1) * Math.sqrt(6.0 / h), h, 1);
+            add("head" + c + ".b2", manager.zeros(new Shape(1)));
+        }
+    }
+
+    private void uniform(String name, SplittableRandom rnd, double bound, long... shape) {
+        Shape s = new Shape(shape);
+        float[] v = new float[(int) s.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (float) ((2 * rnd.nextDouble() - 1) * bound);
+        }
+        add(name, manager.create(v, s));
+    }
+
+    private void add(String name, NDArray a) {
+        a.setRequiresGradient(true);
+        params.put(name, a);
+    }
+
+    private NDArray p(String name) {
+        return params.get(name);
+    }
+
+    private static NDArray leaky(NDArray x) {
+        return x.maximum(x.mul(0.1f));
+    }
+
+    /** Runs an LSTM over [batch × time × in] and returns every step's hidden state [batch × time × hidden]. */
+    private NDArray lstm(String name, NDArray input, NDManager m) {
+        long batch = input.getShape().get(0);
+        NDArray h0 = m.zeros(new Shape(1, batch, config.hidden()));
+        NDArray c0 = m.zeros(new Shape(1, batch, config.hidden()));
+        NDList weights = new NDList(p(name + ".w_ih"), p(name + ".w_hh"), p(name + ".b_ih"), p(name + ".b_hh"));
+        NDList out = input.getNDArrayInternal().lstm(input, new NDList(h0, c0), weights, true, 1, 0, false, false,
+                true);
+        out.attach(m);
+        return out.get(0);
+    }
+
+    /** Block predictions [blocks × heads] in cycles per iteration. */
+    NDArray forward(IthemalBatch b, NDManager m) {
+        int h = config.hidden();
+        // Gathers are sparse products: reproducible gradients (see Rows).
+        NDArray embedded = Rows.gather(m, p("embedding"), b.tokens);
+        NDArray tokenStates = lstm("token", embedded.reshape(b.instructions, b.maxTokens, config.embedding()), m);
+        NDArray instructions = Rows.gather(m, tokenStates.reshape(-1, h), b.lastToken);
+        NDArray sequence = Rows.gather(m, instructions, b.blockInstructions).reshape(b.blocks, b.maxInstructions, h);
+        NDArray blockStates = lstm("instruction", sequence, m);
+        NDArray block = Rows.gather(m, blockStates.reshape(-1, h), b.lastInstruction);
+        NDArray prior = null;
+        if (config.hasPrior()) {
+            prior = m.create(b.prior, new Shape(b.blocks, heads));
+            block = block.add(prior.add(1f).log().matMul(p("prior.w")));
+        }
+        NDList perHead = new NDList();
+        for (int c = 0; c < heads; c++) {
+            perHead.add(leaky(block.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
+                    .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
+        }
+        NDArray out = perHead.size() == 1
+                ? perHead.get(0) // DJL's concat of one array drops it from the gradient graph
+                : NDArrays.concat(perHead, 1);
+        return prior == null ? out : out.add(prior);
+    }
+
+    @Override
+    public void close() {
+        manager.close();
+    }
+}
