@@ -165,7 +165,7 @@ final class TrainCommand implements Callable<Integer> {
             }
             o.print(Evaluation.markdownTable(report));
             Map<String, Object> provenance = new LinkedHashMap<>();
-            provenance.put("command", "basalt train " + String.join(" ", spec.commandLine().getParseResult()
+            provenance.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult()
                     .originalArgs()));
             provenance.put("created", Instant.now().toString());
             provenance.put("basalt", new VersionProvider().getVersion()[0]);

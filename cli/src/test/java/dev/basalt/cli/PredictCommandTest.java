@@ -89,8 +89,9 @@ class PredictCommandTest {
         for (JsonNode row : rows) {
             BasicBlock b = BasicBlock.fromHex(row.get("hex").asText());
             dev.basalt.core.Prediction p = granite.predict(b, Microarchitecture.HASWELL);
-            assertEquals(p.cyclesPerIteration(), row.get("cycles_per_iteration").asDouble(), 1e-9,
-                    "predict's default model is the bundled GRANITE");
+            // float32 sums in another batch composition may differ in the last bit
+            assertEquals(p.cyclesPerIteration(), row.get("cycles_per_iteration").asDouble(),
+                    1e-6 * p.cyclesPerIteration(), "predict's default model is the bundled GRANITE");
             assertEquals(b.size(), row.get("contributions").size());
             double sum = row.get("baseline").asDouble();
             for (JsonNode c : row.get("contributions")) {
@@ -116,7 +117,7 @@ class PredictCommandTest {
         for (JsonNode row : rows) {
             Microarchitecture m = Microarchitecture.parse(row.get("mcpu").asText());
             double expected = ithemal.predict(BasicBlock.fromHex(row.get("hex").asText()), m).cyclesPerIteration();
-            assertEquals(expected, row.get("cycles_per_iteration").asDouble(), 1e-9);
+            assertEquals(expected, row.get("cycles_per_iteration").asDouble(), 1e-6 * expected); // float32, batched
             assertEquals(0, row.get("contributions").size(), "Ithemal does not attribute to instructions");
             assertTrue(row.get("baseline").asDouble() > 0, "its baseline is the simulator's prediction");
         }
