@@ -1,0 +1,77 @@
+package dev.basalt.difftune;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+/**
+ * Draws random simulator tables for training the surrogate (DESIGN.md §7), seeded.
+ *
+ * <p>DiffTune drew every entry uniformly from small ranges (latency 0–5, micro-ops 0–5, 0–2 random single
+ * ports with 0–2 cycles, read-advance 0–5, dispatch width 1–10, ROB 50–250). Since we start parameter
+ * learning from the llvm-mca defaults rather than from random tables, half of the rows keep their default
+ * and the rest are drawn from DiffTune's ranges widened to include the default (a divide's latency of 20
+ * stays reachable): the surrogate then learns the neighbourhood it will be used in, and the rest of the space.
+ * Port groups are drawn from the groups the CPU's defaults use, so sampled tables stay simulatable.
+ */
+public final class ParameterSampler {
+
+    /** Chance that a row keeps its default values. */
+    static final double KEEP_DEFAULT = 0.5;
+
+    private final SimulatorParams defaults;
+    private final Simulator resolver;
+    private final List<String> groups;
+
+    public ParameterSampler(SimulatorParams defaults) {
+        this.defaults = defaults;
+        this.resolver = new Simulator(defaults);
+        java.util.TreeSet<String> g = new java.util.TreeSet<>();
+        defaults.forms().values().forEach(r -> g.addAll(r.ports().keySet()));
+        g.removeIf(s -> s.contains("Divider"));
+        this.groups = List.copyOf(g);
+    }
+
+    /** A sampled row for {@code form} (resolved through the defaults' fallbacks first). */
+    public InstructionParams row(String form, SplittableRandom rnd) {
+        InstructionParams d = resolver.resolve(form).row();
+        if (rnd.nextDouble() < KEEP_DEFAULT) {
+            return d;
+        }
+        int uops = 1 + rnd.nextInt(Math.max(5, d.uops()));
+        int latency = rnd.nextInt(Math.max(5, d.latency()) + 1);
+        int readAdvance = rnd.nextInt(Math.max(5, d.readAdvance()) + 1);
+        Map<String, Integer> ports = new TreeMap<>();
+        int count = rnd.nextInt(3);
+        for (int k = 0; k < count; k++) {
+            ports.merge(groups.get(rnd.nextInt(groups.size())), rnd.nextInt(3), Integer::sum);
+        }
+        d.ports().forEach((p, c) -> {
+            if (p.contains("Divider")) {
+                ports.put(p, c); // dividers are rare and long; keep them
+            }
+        });
+        return new InstructionParams(uops, latency, readAdvance, ports);
+    }
+
+    /**
+     * A table with sampled rows for {@code forms} (every other form keeps its default) and sampled global
+     * widths, drawn from {@code seed}.
+     */
+    public SimulatorParams sample(List<String> forms, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Map<String, InstructionParams> rows = new LinkedHashMap<>(defaults.forms());
+        for (String f : new java.util.TreeSet<>(forms)) {
+            rows.put(f, row(f, rnd));
+        }
+        int dispatch = rnd.nextDouble() < KEEP_DEFAULT ? defaults.dispatchWidth() : 1 + rnd.nextInt(10);
+        int rob = rnd.nextDouble() < KEEP_DEFAULT ? defaults.robSize() : 50 + rnd.nextInt(201);
+        Map<String, Object> provenance = new LinkedHashMap<>();
+        provenance.put("sampled", "ParameterSampler seed " + seed);
+        return new SimulatorParams(defaults.mcpu(), dispatch, rob, defaults.schedulerSize(), defaults.loadLatency(),
+                new ArrayList<>(defaults.ports()), rows, defaults.mnemonics(), defaults.generic(), provenance);
+    }
+}
