@@ -62,8 +62,20 @@ public final class ParameterSampler {
      * widths, drawn from {@code seed}.
      */
     public SimulatorParams sample(List<String> forms, long seed) {
-        SplittableRandom rnd = new SplittableRandom(seed);
+        SimulatorParams only = sampleOnly(forms, seed);
         Map<String, InstructionParams> rows = new LinkedHashMap<>(defaults.forms());
+        rows.putAll(only.forms());
+        return new SimulatorParams(only.mcpu(), only.dispatchWidth(), only.robSize(), only.schedulerSize(),
+                only.loadLatency(), only.ports(), rows, only.mnemonics(), only.generic(), only.provenance());
+    }
+
+    /**
+     * The same draw as {@link #sample} but a table holding only {@code forms}' rows: enough to simulate a block
+     * made of those forms, and much cheaper to build (the full table has about a thousand forms).
+     */
+    public SimulatorParams sampleOnly(List<String> forms, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        Map<String, InstructionParams> rows = new LinkedHashMap<>();
         for (String f : new java.util.TreeSet<>(forms)) {
             rows.put(f, row(f, rnd));
         }

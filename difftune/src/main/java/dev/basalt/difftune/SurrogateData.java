@@ -54,7 +54,7 @@ public final class SurrogateData {
         long s = new java.util.SplittableRandom(seed ^ (0x9E3779B97F4A7C15L * (index + 1))).nextLong();
         BasicBlock block = blocks.get((int) Math.floorMod(s, (long) blocks.size()));
         List<String> forms = block.instructions().stream().map(Instruction::form).distinct().toList();
-        SimulatorParams table = sampler.sample(forms, s);
+        SimulatorParams table = sampler.sampleOnly(forms, s); // its rows are all the block uses
         Simulator simulator = new Simulator(table);
         Map<String, InstructionParams> rows = new TreeMap<>();
         for (String f : forms) {

@@ -51,6 +51,14 @@ class SurrogateDataTest {
             assertEquals(new Simulator(table).run(BasicBlock.fromHex(s.hex()), Simulator.Options.defaults())
                     .cyclesPerIteration(), s.cycles(), 1e-12);
         }
+        // The full table is the same draw, with every other form at its default.
+        List<String> forms = List.of("ADD r64, r64", "IMUL r64, r64", "MOV r64, m64");
+        SimulatorParams full = sampler.sample(forms, 99);
+        SimulatorParams only = sampler.sampleOnly(forms, 99);
+        assertEquals(3, only.forms().size());
+        only.forms().forEach((f, r) -> assertEquals(r, full.forms().get(f)));
+        assertEquals(HSW.forms().get("DIV r64"), full.forms().get("DIV r64"));
+        assertEquals(only.dispatchWidth(), full.dispatchWidth());
         double share = (double) kept / rows;
         assertTrue(share > 0.4 && share < 0.7, "about half the rows keep their default: " + share);
     }
