@@ -83,4 +83,34 @@ class IthemalModelTest {
         IOException e = assertThrows(IOException.class, () -> IthemalModel.load(cut));
         assertTrue(e.getMessage().contains(cut.toString()), e.getMessage());
     }
+
+    @Test
+    void eightThreadsGiveTheSingleThreadResults() throws Exception {
+        List<BasicBlock> blocks = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().limit(1000)
+                .map(LabelledBlock::block).toList();
+        Vocabulary vocab = IthemalModel.vocabulary(blocks.subList(0, 500));
+        try (IthemalModel model = IthemalModel.create(TINY, vocab, CPUS)) {
+            double[] expected = blocks.stream().mapToDouble(b -> model.predict(b, Microarchitecture.HASWELL)
+                    .cyclesPerIteration()).toArray();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+            try {
+                List<java.util.concurrent.Future<double[]>> runs = new java.util.ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    runs.add(pool.submit(() -> blocks.stream().mapToDouble(b -> model.predict(b,
+                            Microarchitecture.HASWELL).cyclesPerIteration()).toArray()));
+                }
+                // Not bit-exact (unlike GRANITE): PyTorch's fused LSTM splits its work by the calling thread's
+                // OpenMP team, so a pool thread may round the last bit differently from the main thread.
+                for (java.util.concurrent.Future<double[]> r : runs) {
+                    double[] got = r.get();
+                    for (int i = 0; i < got.length; i++) {
+                        assertEquals(expected[i], got[i], 1e-6 * Math.max(1, expected[i]), "block " + i);
+                    }
+                }
+            } finally {
+                pool.shutdown();
+            }
+            assertTrue(model.unknownTokens() > 0, "blocks 500..999 bring tokens outside the vocabulary: counted");
+        }
+    }
 }
