@@ -130,9 +130,12 @@ final class TrainCommand implements Callable<Integer> {
         try (LearnedEstimator<LabelledBlock> model = modelName.equals("granite") ? granite(trainBlocks, cpus) : ithemal(trainBlocks, cpus)) {
             o.printf("training %s on %d blocks (validation %d, test %d)%n", model.description(), train.size(),
                     validation.size(), test.size());
-            // One progress bar (with ETA) per epoch; the epoch summary line follows it.
+            // One progress bar (with ETA) per epoch; the epoch summary line follows it. Each epoch that improves
+            // the validation MAPE is written to --out at once (atomically), so an interrupted run leaves its best
+            // model so far; the finished run overwrites it with the full provenance.
             ProgressBar[] bar = new ProgressBar[1];
             int[] epoch = {1};
+            double[] best = {Double.POSITIVE_INFINITY};
             List<dev.basalt.core.training.MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
                 if (bar[0] != null) {
                     bar[0].close();
@@ -143,6 +146,22 @@ final class TrainCommand implements Callable<Integer> {
                         e.skipped() == 0 ? "" : ", " + e.skipped() + " batches skipped (non-finite gradient)");
                 o.flush();
                 epoch[0] = e.epoch() + 1;
+                double score = java.util.Arrays.stream(e.validationMape()).filter(v -> !Double.isNaN(v)).average()
+                        .orElse(Double.NaN);
+                if (score < best[0]) {
+                    best[0] = score;
+                    Map<String, Object> checkpoint = new LinkedHashMap<>();
+                    checkpoint.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult()
+                            .originalArgs()));
+                    checkpoint.put("checkpoint", "epoch " + e.epoch() + " of an unfinished run (best validation so far)");
+                    checkpoint.put("created", Instant.now().toString());
+                    checkpoint.put("datasetFingerprint", data.fingerprint());
+                    try {
+                        model.save(out, checkpoint);
+                    } catch (java.io.IOException ex) {
+                        throw new java.io.UncheckedIOException("cannot write checkpoint " + out + ": " + ex.getMessage(), ex);
+                    }
+                }
             }, done -> {
                 if (bar[0] == null) {
                     bar[0] = new ProgressBarBuilder().setTaskName("epoch " + epoch[0]).setInitialMax(trainSize)
