@@ -1,6 +1,5 @@
 package dev.basalt.granite;
 
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import dev.basalt.core.Djl;
@@ -84,23 +83,10 @@ public final class GraniteModel implements LearnedEstimator<LabelledBlock> {
         int[] sizes = all.stream().mapToInt(b -> b.block().size()).toArray();
         List<Integer> trainIdx = java.util.stream.IntStream.range(0, train.size()).boxed().toList();
         List<Integer> validationIdx = java.util.stream.IntStream.range(train.size(), all.size()).boxed().toList();
-        MultiTaskTrainer.Model<GraniteBatch> model = new MultiTaskTrainer.Model<>() {
-            @Override
-            public Map<String, NDArray> parameters() {
-                return network.params;
-            }
-
-            @Override
-            public GraniteBatch batch(List<Integer> examples) {
-                return new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary,
-                        priors == null ? null : Priors.rows(priors, examples));
-            }
-
-            @Override
-            public NDArray predict(GraniteBatch batch, NDManager m) {
-                return network.forward(batch, m).get(1);
-            }
-        };
+        MultiTaskTrainer.Model<GraniteBatch> model = MultiTaskTrainer.Model.of(network.params,
+                examples -> new GraniteBatch(examples.stream().map(graphs::get).toList(), vocabulary,
+                        priors == null ? null : Priors.rows(priors, examples)),
+                (batch, m) -> network.forward(batch, m).get(1));
         MultiTaskTrainer<GraniteBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
                 new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
                         config.patience(), config.batchInstructions(), config.seed(), config.lrDecay(),
@@ -142,7 +128,7 @@ public final class GraniteModel implements LearnedEstimator<LabelledBlock> {
         List<GraniteGraph> graphs = blocks.stream().map(b -> GraniteGraph.of(b, config.memoryPolicy())).toList();
         float[][] p = priors(blocks);
         GraniteBatch batch = new GraniteBatch(graphs, vocabulary,
-                p == null ? null : Priors.rows(p, java.util.stream.IntStream.range(0, blocks.size()).boxed().toList()));
+                p == null ? null : Priors.flatten(p));
         unknownTokens.addAndGet(batch.unknownTokens);
         try (NDManager m = manager.newSubManager()) {
             NDList out = network.forward(batch, m);

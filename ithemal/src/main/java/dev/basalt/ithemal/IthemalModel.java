@@ -1,6 +1,5 @@
 package dev.basalt.ithemal;
 
-import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import dev.basalt.core.Djl;
 import dev.basalt.core.Microarchitecture;
@@ -107,23 +106,10 @@ public final class IthemalModel implements LearnedEstimator<LabelledBlock> {
         int[] sizes = all.stream().mapToInt(b -> b.block().size()).toArray();
         List<Integer> trainIdx = IntStream.range(0, train.size()).boxed().toList();
         List<Integer> validationIdx = IntStream.range(train.size(), all.size()).boxed().toList();
-        MultiTaskTrainer.Model<IthemalBatch> model = new MultiTaskTrainer.Model<>() {
-            @Override
-            public Map<String, NDArray> parameters() {
-                return network.params;
-            }
-
-            @Override
-            public IthemalBatch batch(List<Integer> examples) {
-                return new IthemalBatch(examples.stream().map(tokens::get).toList(), vocabulary,
-                        priors == null ? null : Priors.rows(priors, examples));
-            }
-
-            @Override
-            public NDArray predict(IthemalBatch batch, NDManager m) {
-                return network.forward(batch, m);
-            }
-        };
+        MultiTaskTrainer.Model<IthemalBatch> model = MultiTaskTrainer.Model.of(network.params,
+                examples -> new IthemalBatch(examples.stream().map(tokens::get).toList(), vocabulary,
+                        priors == null ? null : Priors.rows(priors, examples)),
+                network::forward);
         MultiTaskTrainer<IthemalBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
                 new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
                         config.patience(), config.batchInstructions(), config.seed(), config.lrDecay(),

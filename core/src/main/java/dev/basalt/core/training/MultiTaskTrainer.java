@@ -37,6 +37,27 @@ public final class MultiTaskTrainer<B> {
 
         /** Predictions [examples × heads] in cycles per iteration; intermediates go to {@code manager}. */
         NDArray predict(B batch, NDManager manager);
+
+        /** A model from its parameters, its batch builder and its forward pass. */
+        static <B> Model<B> of(Map<String, NDArray> parameters, java.util.function.Function<List<Integer>, B> batch,
+                               java.util.function.BiFunction<B, NDManager, NDArray> predict) {
+            return new Model<>() {
+                @Override
+                public Map<String, NDArray> parameters() {
+                    return parameters;
+                }
+
+                @Override
+                public B batch(List<Integer> examples) {
+                    return batch.apply(examples);
+                }
+
+                @Override
+                public NDArray predict(B b, NDManager manager) {
+                    return predict.apply(b, manager);
+                }
+            };
+        }
     }
 
     /**

@@ -53,4 +53,9 @@ public final class Priors {
         }
         return out;
     }
+
+    /** Every row of {@code table}, flattened row-major [rows × cpus]. */
+    public static float[] flatten(float[][] table) {
+        return rows(table, java.util.stream.IntStream.range(0, table.length).boxed().toList());
+    }
 }
