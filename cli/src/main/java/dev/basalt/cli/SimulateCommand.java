@@ -32,8 +32,12 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
     String mcpu;
 
-    @Option(names = "--params", paramLabel = "FILE", description = "Parameter table (default: the bundled one).")
+    @Option(names = "--params", paramLabel = "FILE", description = "Parameter table, e.g. one written by basalt tune (default: the bundled standard table).")
     Path paramsFile;
+
+    @Option(names = "--untuned", description = "Use the untuned llvm-mca table (default: the standard table, "
+            + "tuned where tuning beat it).")
+    boolean untuned;
 
     @Option(names = "--iterations", defaultValue = "100", description = "Iterations (default ${DEFAULT-VALUE}).")
     int iterations;
@@ -52,7 +56,15 @@ final class SimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Microarchitecture uarch = Microarchitecture.parse(mcpu);
-        SimulatorParams params = paramsFile == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(paramsFile);
+        if (untuned && paramsFile != null) {
+            throw new IllegalArgumentException("give --params or --untuned, not both");
+        }
+        SimulatorParams params = paramsFile != null ? SimulatorParams.read(paramsFile)
+                : untuned ? SimulatorParams.bundled(uarch) : SimulatorParams.standard(uarch);
+        if (!params.mcpu().equals(uarch.llvmName())) {
+            err.println("basalt simulate: note: " + (paramsFile == null ? "the table" : paramsFile) + " is for "
+                    + params.mcpu() + ", simulating it as " + uarch.llvmName());
+        }
         Simulator sim = new Simulator(params);
         Simulator.Options options = new Simulator.Options(iterations, !noStackEngine, true);
         boolean failed = false;

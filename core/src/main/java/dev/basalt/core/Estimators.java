@@ -8,7 +8,7 @@ import java.util.TreeSet;
 
 /**
  * Loads estimators by name: {@code Estimators.load("granite")} returns the bundled GRANITE model,
- * {@code "simulator"} the llvm-mca-style simulator with its bundled tables, and so on for every model module
+ * {@code "simulator"} the llvm-mca-style simulator with its standard tables, and so on for every model module
  * on the class path.
  */
 public final class Estimators {

@@ -37,6 +37,17 @@ import java.util.function.IntConsumer;
  */
 public final class LlvmMcaImporter {
 
+    /** The integer ALU ports' group for the generic fallback: 0156, or 015 where there is no port 6 (Ivy Bridge). */
+    static String aluGroup(List<String> ports) {
+        StringBuilder g = new StringBuilder();
+        for (String p : List.of("0", "1", "5", "6")) {
+            if (ports.contains(p)) {
+                g.append(p);
+            }
+        }
+        return g.toString();
+    }
+
     /** llvm-mca 14's machine widths (DESIGN.md §7): dispatch width, reorder buffer, scheduler. */
     private static final Map<Microarchitecture, int[]> MACHINE = Map.of(
             Microarchitecture.HASWELL, new int[] {4, 192, 60},
@@ -118,7 +129,7 @@ public final class LlvmMcaImporter {
         provenance.put("machine", "dispatch width, ROB and scheduler sizes of llvm-mca 14's " + uarch
                 + " model; read-advance " + LOAD_LATENCY + " on the register sources of load-op forms");
         SimulatorParams params = new SimulatorParams(uarch.llvmName(), machine[0], machine[1], machine[2],
-                LOAD_LATENCY, ports, forms, mnemonics, new InstructionParams(1, 1, 0, Map.of("0156", 1)),
+                LOAD_LATENCY, ports, forms, mnemonics, new InstructionParams(1, 1, 0, Map.of(aluGroup(ports), 1)),
                 provenance);
         return new Report(params, blocks.size(), imported, occurrences, forms.size());
     }

@@ -145,7 +145,7 @@ public final class Simulator {
         InstructionParams[] rows = new InstructionParams[n];
         Map<String, String> fallbacks = new LinkedHashMap<>();
         boolean[] zeroIdiom = new boolean[n];
-        boolean[] stackOp = new boolean[n];
+        boolean[] stackOp = stackOps(block);
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             Resolved r = resolve(insn.form());
@@ -154,35 +154,10 @@ public final class Simulator {
                 fallbacks.put(insn.form(), r.source());
             }
             zeroIdiom[i] = insn.idiom() == Idiom.ZERO;
-            String m = insn.mnemonic();
-            stackOp[i] = m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
         }
-        // Producers of each instruction, flattened: pairs (producer, loop-carried 0/1) in prod[start[i]..start[i+1]).
-        int[] prodCount = new int[n + 1];
-        List<Dependency> sources = new ArrayList<>();
-        for (Dependency d : block.dependencyGraph().edges()) {
-            if (d.kind() != DependencyKind.RAW) {
-                continue;
-            }
-            if (d.resource().kind() == Resource.Kind.MEMORY && !options.memoryDependencies()) {
-                continue;
-            }
-            if (options.stackEngine() && d.resource().name().equals("rsp") && stackOp[d.producer()]) {
-                continue;
-            }
-            sources.add(d);
-            prodCount[d.consumer() + 1]++;
-        }
-        for (int i = 0; i < n; i++) {
-            prodCount[i + 1] += prodCount[i];
-        }
-        int[] prod = new int[2 * sources.size()];
-        int[] fill = Arrays.copyOf(prodCount, n);
-        for (Dependency d : sources) {
-            int at = fill[d.consumer()]++;
-            prod[2 * at] = d.producer();
-            prod[2 * at + 1] = d.loopCarried() ? 1 : 0;
-        }
+        Sources src = sources(block, options, stackOp);
+        int[] prodCount = src.start();
+        int[] prod = src.producers();
         int[][] demands = new int[n][];
         for (int i = 0; i < n; i++) {
             int[] known = this.demands.get(rows[i]);
@@ -295,6 +270,54 @@ public final class Simulator {
         }
         return new Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
                 timeline);
+    }
+
+    /**
+     * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
+     * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}.
+     */
+    record Sources(int[] start, int[] producers) {
+    }
+
+    /** Whether each instruction is a push, pop, call or ret (whose rsp update the stack engine absorbs). */
+    static boolean[] stackOps(BasicBlock block) {
+        boolean[] stackOp = new boolean[block.size()];
+        for (int i = 0; i < stackOp.length; i++) {
+            String m = block.instruction(i).mnemonic();
+            stackOp[i] = m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
+        }
+        return stackOp;
+    }
+
+    /** The RAW sources the simulator waits for under {@code options}. */
+    static Sources sources(BasicBlock block, Options options, boolean[] stackOp) {
+        int n = block.size();
+        int[] prodCount = new int[n + 1];
+        List<Dependency> sources = new ArrayList<>();
+        for (Dependency d : block.dependencyGraph().edges()) {
+            if (d.kind() != DependencyKind.RAW) {
+                continue;
+            }
+            if (d.resource().kind() == Resource.Kind.MEMORY && !options.memoryDependencies()) {
+                continue;
+            }
+            if (options.stackEngine() && d.resource().name().equals("rsp") && stackOp[d.producer()]) {
+                continue;
+            }
+            sources.add(d);
+            prodCount[d.consumer() + 1]++;
+        }
+        for (int i = 0; i < n; i++) {
+            prodCount[i + 1] += prodCount[i];
+        }
+        int[] prod = new int[2 * sources.size()];
+        int[] fill = Arrays.copyOf(prodCount, n);
+        for (Dependency d : sources) {
+            int at = fill[d.consumer()]++;
+            prod[2 * at] = d.producer();
+            prod[2 * at + 1] = d.loopCarried() ? 1 : 0;
+        }
+        return new Sources(prodCount, prod);
     }
 
     /**

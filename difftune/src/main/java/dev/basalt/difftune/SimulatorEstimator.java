@@ -28,12 +28,23 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         this.options = options;
     }
 
-    /** The bundled default tables for every CPU, with the stack engine on ({@code simulator}). */
-    public static SimulatorEstimator bundled() {
-        return bundled("simulator", Simulator.Options.defaults());
+    /**
+     * {@code simulator}: the simulator's standard tables ({@link SimulatorParams#standard}: tuned where tuning
+     * beat the llvm-mca defaults) with the stack engine and memory dependencies on.
+     */
+    public static SimulatorEstimator standard() {
+        Map<Microarchitecture, SimulatorParams> t = new EnumMap<>(Microarchitecture.class);
+        for (Microarchitecture m : Microarchitecture.values()) {
+            t.put(m, SimulatorParams.standard(m));
+        }
+        return new SimulatorEstimator("simulator", t, Simulator.Options.defaults());
     }
 
-    /** The bundled tables with the given options (e.g. {@code simulator-default}: llvm-mca compatible). */
+    /**
+     * The untuned llvm-mca tables with the given options: {@code simulator-default} (as llvm-mca runs) or
+     * {@code simulator-untuned} (stack engine and memory dependencies on, the prior the shipped learned models
+     * were trained with).
+     */
     public static SimulatorEstimator bundled(String name, Simulator.Options options) {
         Map<Microarchitecture, SimulatorParams> t = new EnumMap<>(Microarchitecture.class);
         for (Microarchitecture m : Microarchitecture.values()) {

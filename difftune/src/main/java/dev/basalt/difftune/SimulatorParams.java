@@ -62,6 +62,27 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         }
     }
 
+    /**
+     * The tuned table shipped for a CPU ({@code basalt tune}; see its provenance), if there is one.
+     */
+    public static java.util.Optional<SimulatorParams> tuned(Microarchitecture uarch) {
+        String resource = "params/" + uarch.llvmName() + "-tuned.json";
+        try (InputStream in = SimulatorParams.class.getResourceAsStream(resource)) {
+            return in == null ? java.util.Optional.empty() : java.util.Optional.of(JSON.readValue(in, SimulatorParams.class));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read bundled " + resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The simulator's default table for a CPU: the shipped tuned table where tuning chose it over the llvm-mca
+     * defaults on the validation split (its provenance's {@code stage} is not the defaults), else the defaults.
+     */
+    public static SimulatorParams standard(Microarchitecture uarch) {
+        return tuned(uarch).filter(t -> !"llvm-mca defaults".equals(t.provenance().get("stage")))
+                .orElseGet(() -> bundled(uarch));
+    }
+
     /** Reads a table written by {@link #write}. */
     public static SimulatorParams read(Path file) throws IOException {
         try {

@@ -5,17 +5,23 @@ import dev.basalt.core.ThroughputEstimator;
 
 import java.util.List;
 
-/** {@code simulator} (stack engine on) and {@code simulator-default} (as llvm-mca runs) for {@code Estimators}. */
+/**
+ * The simulator's estimators for {@code Estimators}: {@code simulator} (standard, i.e. tuned, tables; stack engine
+ * and memory dependencies on), {@code simulator-default} (the untuned llvm-mca tables, run as llvm-mca runs them)
+ * and {@code simulator-untuned} (the untuned tables with the stack engine and memory dependencies on).
+ */
 public final class SimulatorProvider implements EstimatorProvider {
     @Override
     public List<String> names() {
-        return List.of("simulator", "simulator-default");
+        return List.of("simulator", "simulator-default", "simulator-untuned");
     }
 
     @Override
     public ThroughputEstimator load(String name) {
-        return name.equals("simulator-default")
-                ? SimulatorEstimator.bundled("simulator-default", Simulator.Options.llvmMcaCompatible())
-                : SimulatorEstimator.bundled();
+        return switch (name) {
+            case "simulator-default" -> SimulatorEstimator.bundled(name, Simulator.Options.llvmMcaCompatible());
+            case "simulator-untuned" -> SimulatorEstimator.bundled(name, Simulator.Options.defaults());
+            default -> SimulatorEstimator.standard();
+        };
     }
 }

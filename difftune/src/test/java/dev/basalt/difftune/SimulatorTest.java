@@ -86,7 +86,7 @@ class SimulatorTest {
 
     @Test
     void threadSafeWithTheBundledTables() throws Exception {
-        SimulatorEstimator estimator = SimulatorEstimator.bundled();
+        SimulatorEstimator estimator = SimulatorEstimator.standard();
         List<BasicBlock> blocks = dev.basalt.datasets.Dataset.bundled().blocks().stream().limit(400)
                 .map(dev.basalt.datasets.LabelledBlock::block).toList();
         double[] single = blocks.stream().mapToDouble(b -> estimator.predict(b,

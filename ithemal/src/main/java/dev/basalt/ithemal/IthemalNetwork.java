@@ -6,6 +6,7 @@ import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
+import dev.basalt.core.training.Lstm;
 import dev.basalt.core.training.Rows;
 
 import java.util.LinkedHashMap;
@@ -78,16 +79,8 @@ final class IthemalNetwork implements AutoCloseable {
         return x.maximum(x.mul(0.1f));
     }
 
-    /** Runs an LSTM over [batch × time × in] and returns every step's hidden state [batch × time × hidden]. */
     private NDArray lstm(String name, NDArray input, NDManager m) {
-        long batch = input.getShape().get(0);
-        NDArray h0 = m.zeros(new Shape(1, batch, config.hidden()));
-        NDArray c0 = m.zeros(new Shape(1, batch, config.hidden()));
-        NDList weights = new NDList(p(name + ".w_ih"), p(name + ".w_hh"), p(name + ".b_ih"), p(name + ".b_hh"));
-        NDList out = input.getNDArrayInternal().lstm(input, new NDList(h0, c0), weights, true, 1, 0, false, false,
-                true);
-        out.attach(m);
-        return out.get(0);
+        return Lstm.run(input, p(name + ".w_ih"), p(name + ".w_hh"), p(name + ".b_ih"), p(name + ".b_hh"), m);
     }
 
     /** Block predictions [blocks × heads] in cycles per iteration. */

@@ -38,6 +38,10 @@ public final class MultiTaskTrainer<B> {
         /** Predictions [examples × heads] in cycles per iteration; intermediates go to {@code manager}. */
         NDArray predict(B batch, NDManager manager);
 
+        /** Called after each applied update, e.g. to project parameters back into their valid range. */
+        default void afterStep() {
+        }
+
         /** A model from its parameters, its batch builder and its forward pass. */
         static <B> Model<B> of(Map<String, NDArray> parameters, java.util.function.Function<List<Integer>, B> batch,
                                java.util.function.BiFunction<B, NDManager, NDArray> predict) {
@@ -179,6 +183,7 @@ public final class MultiTaskTrainer<B> {
                             gc.backward(l);
                         }
                         if (update(params, adam, step, lr, batch)) {
+                            model.afterStep();
                             lossSum += loss;
                             batches++;
                         } else {

@@ -1,0 +1,247 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.BlockFiles;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.ParameterLearner;
+import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.difftune.SimulatorRefiner;
+import dev.basalt.difftune.SurrogateConfig;
+import dev.basalt.difftune.Tuner;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code basalt tune}: learn a CPU's simulator parameters from measured throughputs through a surrogate
+ * (DiffTune, DESIGN.md §7), then polish them with the real simulator; print a before/after table on the test
+ * split and write the table as JSON.
+ */
+@Command(name = "tune", mixinStandardHelpOptions = true,
+        description = "Learn simulator parameters from measurements (DiffTune) and write them as a table.")
+final class TuneCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
+    String mcpu;
+
+    @Option(names = "--data", paramLabel = "FILE", description = "Measured BHive CSV for this CPU (default: the "
+            + "bundled sample).")
+    Path data;
+
+    @Option(names = "--unlabelled", paramLabel = "FILE", description = "More blocks (BHive CSV, hex first) to "
+            + "sample surrogate training data from; repeatable.")
+    List<Path> unlabelled;
+
+    @Option(names = "--params", paramLabel = "FILE", description = "Table to start from (default: the bundled "
+            + "llvm-mca defaults).")
+    Path params;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "Tuned table to write (JSON).")
+    Path out;
+
+    @Option(names = "--work", paramLabel = "DIR", description = "Folder for the resumable sample files (default: "
+            + "basalt-tune-work beside --out).")
+    Path work;
+
+    @Option(names = "--samples", description = "Simulated samples for the surrogate (default ${DEFAULT-VALUE}).",
+            defaultValue = "40000")
+    int samples;
+
+    @Option(names = "--held-out", description = "Held-out samples for the fidelity check (default ${DEFAULT-VALUE}).",
+            defaultValue = "4000")
+    int heldOut;
+
+    @Option(names = "--surrogate-epochs", description = "Maximum surrogate epochs (default ${DEFAULT-VALUE}).",
+            defaultValue = "12")
+    int surrogateEpochs;
+
+    @Option(names = "--learn-epochs", description = "Maximum parameter-learning epochs (default ${DEFAULT-VALUE}).",
+            defaultValue = "30")
+    int learnEpochs;
+
+    @Option(names = "--lr", description = "Parameter-learning rate (default ${DEFAULT-VALUE}).", defaultValue = "0.05")
+    double learningRate;
+
+    @Option(names = "--passes", description = "Maximum real-simulator refinement passes (default ${DEFAULT-VALUE}; "
+            + "0 keeps the surrogate's table).", defaultValue = "10")
+    int passes;
+
+    @Option(names = "--max-train", description = "Use at most this many training blocks (for quick runs).")
+    Integer maxTrain;
+
+    @Option(names = "--seed", description = "Seed of the samples (default ${DEFAULT-VALUE}).", defaultValue = "1")
+    long seed;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter o = spec.commandLine().getOut();
+        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        Dataset dataset;
+        if (data != null) {
+            if (!Files.isReadable(data)) {
+                throw new BadInputException("cannot read data file " + data);
+            }
+            dataset = Dataset.load("custom", Map.of(uarch, data));
+        } else {
+            dataset = Dataset.bundled();
+        }
+        SplitScheme scheme = SplitScheme.defaults();
+        List<LabelledBlock> train = dataset.blocks(scheme, Split.TRAIN).stream().filter(b -> b.hasLabel(uarch)).toList();
+        if (maxTrain != null && maxTrain < train.size()) {
+            train = train.subList(0, maxTrain);
+        }
+        List<LabelledBlock> validation = dataset.blocks(scheme, Split.VALIDATION).stream()
+                .filter(b -> b.hasLabel(uarch)).toList();
+        List<LabelledBlock> test = dataset.blocks(scheme, Split.TEST).stream().filter(b -> b.hasLabel(uarch)).toList();
+        if (train.isEmpty() || validation.isEmpty()) {
+            throw new BadInputException("no " + uarch.llvmName() + " measurements to tune on in "
+                    + (data == null ? "the bundled sample" : data));
+        }
+        // Surrogate data: every training-split block (labelled for any CPU) and any extra blocks given.
+        Map<String, BasicBlock> pool = new LinkedHashMap<>();
+        (maxTrain == null ? dataset.blocks(scheme, Split.TRAIN) : train)
+                .forEach(b -> pool.putIfAbsent(b.block().hex(), b.block()));
+        for (Path p : unlabelled == null ? List.<Path>of() : unlabelled) {
+            BlockFiles.Loaded l = BlockFiles.readUnlabelled(p);
+            l.blocks().forEach(b -> pool.putIfAbsent(b.block().hex(), b.block()));
+            o.println("read " + l.summary());
+        }
+        SimulatorParams initial = params == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(params);
+        if (!initial.mcpu().equals(uarch.llvmName())) {
+            throw new BadInputException(params + " is a table for " + initial.mcpu() + ", not " + uarch.llvmName());
+        }
+        Tuner.Config defaults = Tuner.Config.defaults();
+        SurrogateConfig s = defaults.surrogate();
+        Tuner.Config config = new Tuner.Config(samples, heldOut, seed,
+                new SurrogateConfig(s.embedding(), s.hidden(), s.learningRate(), surrogateEpochs,
+                        s.batchInstructions(), s.clipNorm(), s.patience(), s.seed()),
+                new ParameterLearner.Settings(learningRate, learnEpochs, defaults.learner().batchInstructions(),
+                        defaults.learner().patience(), defaults.learner().seed(), defaults.learner().shrink()),
+                new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(), defaults.refiner().minGain()));
+        Path workDir = work != null ? work
+                : (out.toAbsolutePath().getParent() == null ? Path.of(".") : out.toAbsolutePath().getParent())
+                        .resolve("basalt-tune-work");
+        o.printf("tuning %s on %d training blocks (validation %d, test %d); surrogate data from %d blocks in %s%n",
+                uarch.llvmName(), train.size(), validation.size(), test.size(), pool.size(), workDir);
+        o.flush();
+        long t0 = System.nanoTime();
+        Bars bars = new Bars(o);
+        Tuner.Report report;
+        try {
+            report = Tuner.tune(uarch, initial, new ArrayList<>(pool.values()), train, validation, test, config,
+                    workDir, bars);
+        } finally {
+            bars.close();
+        }
+        double minutes = (System.nanoTime() - t0) / 60e9;
+
+        o.printf(Locale.ROOT, "%nsurrogate fidelity (held-out samples): MAPE %.2f%%, Kendall tau %.4f%n",
+                100 * report.fidelityMape(), report.fidelityTau());
+        o.println();
+        o.println("real simulator, " + uarch.llvmName() + ":");
+        o.println("| table | train MAPE | validation MAPE | test MAPE | test Kendall tau |");
+        o.println("|---|---:|---:|---:|---:|");
+        for (Tuner.Stage st : report.stages()) {
+            o.printf(Locale.ROOT, "| %s | %.2f%% | %.2f%% | %.2f%% | %.4f |%n", st.name(), 100 * st.trainMape(),
+                    100 * st.validationMape(), 100 * st.testMape(), st.testTau());
+        }
+        Tuner.Stage first = report.stages().get(0);
+        Tuner.Stage chosen = report.stages().stream()
+                .filter(st -> st.name().equals(report.tuned().provenance().get("stage"))).findFirst().orElseThrow();
+        o.printf(Locale.ROOT, "written table: %s — test MAPE %.2f%% → %.2f%% (%.1f%% lower), Kendall tau %.4f → %.4f%n",
+                chosen.name(), 100 * first.testMape(), 100 * chosen.testMape(),
+                100 * (1 - chosen.testMape() / first.testMape()), first.testTau(), chosen.testTau());
+        o.println();
+        o.printf("%d rows changed; the 10 largest changes:%n", report.changes().size());
+        report.changes().stream().limit(10).forEach(c -> o.printf(Locale.ROOT, "  %-28s %4d blocks  %s  →  %s%n",
+                c.form(), c.blocks(), row(c.before()), row(c.after())));
+        o.println(report.outOfRange().isEmpty() ? "range check: every value is within its valid range"
+                : "range check FAILED: " + report.outOfRange());
+        Map<String, Object> provenance = new LinkedHashMap<>(report.tuned().provenance());
+        provenance.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
+        provenance.put("created", Instant.now().toString());
+        provenance.put("basalt", new VersionProvider().getVersion()[0]);
+        provenance.put("dataset", dataset.name());
+        provenance.put("datasetFingerprint", dataset.fingerprint());
+        provenance.put("split", "SHA-256 of hex, 80/10/10");
+        provenance.put("tuningMinutes", minutes);
+        provenance.put("changedRows", report.changes().size());
+        SimulatorParams t = report.tuned();
+        new SimulatorParams(t.mcpu(), t.dispatchWidth(), t.robSize(), t.schedulerSize(), t.loadLatency(), t.ports(),
+                t.forms(), t.mnemonics(), t.generic(), provenance).write(out);
+        o.printf(Locale.ROOT, "wrote %s (%.1f min: %s)%n", out, minutes, report.minutes().entrySet().stream()
+                .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
+                .reduce((a, b) -> a + ", " + b).orElse(""));
+        return 0;
+    }
+
+    static String row(dev.basalt.difftune.InstructionParams r) {
+        return String.format(Locale.ROOT, "uops %d lat %d ra %d %s", r.uops(), r.latency(), r.readAdvance(),
+                r.ports());
+    }
+
+    /** One progress bar per phase (on stderr); log lines on stdout. */
+    private static final class Bars implements Tuner.Listener, AutoCloseable {
+        private final PrintWriter out;
+        private ProgressBar bar;
+
+        Bars(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void phase(String name, long total) {
+            close();
+            bar = new ProgressBarBuilder().setTaskName(name).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
+                    .setUpdateIntervalMillis(1000).setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+        }
+
+        @Override
+        public void progress(long done) {
+            if (bar != null) {
+                bar.stepTo(Math.min(done, bar.getMax()));
+            }
+        }
+
+        @Override
+        public void message(String line) {
+            out.println(line);
+            out.flush();
+        }
+
+        @Override
+        public void close() {
+            if (bar != null) {
+                bar.close();
+                bar = null;
+            }
+        }
+    }
+}

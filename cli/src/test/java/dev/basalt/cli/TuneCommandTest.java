@@ -1,0 +1,70 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Estimators;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.Simulator;
+import dev.basalt.difftune.SimulatorParams;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code basalt tune} end to end (tiny configuration), {@code simulate --params} with its result, and bad input. */
+class TuneCommandTest {
+
+    @Test
+    void tunesWritesATableAndSimulateUsesIt(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("hsw.json");
+        CliRun r = CliRun.of("tune", "--mcpu", "haswell", "--max-train", "300", "--samples", "1500", "--held-out",
+                "200", "--surrogate-epochs", "1", "--learn-epochs", "1", "--passes", "1", "--work",
+                dir.resolve("work").toString(), "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("surrogate fidelity (held-out samples): MAPE"), r.out());
+        assertTrue(r.out().contains("| llvm-mca defaults |") && r.out().contains("| refined |"), r.out());
+        assertTrue(r.out().contains("range check: every value is within its valid range"), r.out());
+        SimulatorParams t = SimulatorParams.read(out);
+        assertEquals("haswell", t.mcpu());
+        assertTrue(t.provenance().get("command").toString().startsWith("basalt tune --mcpu haswell"));
+        // The resumable sample files stay in --work; nothing else is left beside the table.
+        assertTrue(Files.exists(dir.resolve("work/samples-haswell-seed1.jsonl")));
+        try (var files = Files.list(dir)) {
+            assertEquals(2, files.count());
+        }
+        CliRun s = CliRun.of("simulate", "--params", out.toString(), "--mcpu", "haswell", "480fafc0");
+        assertEquals(0, s.exit(), s.err());
+        double expected = new Simulator(t).run(BasicBlock.fromHex("480fafc0"), Simulator.Options.defaults())
+                .cyclesPerIteration();
+        assertTrue(s.out().contains(String.format(java.util.Locale.ROOT, "%.2f", expected)), s.out());
+    }
+
+    @Test
+    void aTableForAnotherCpuIsRefused(@TempDir Path dir) throws Exception {
+        Path skl = dir.resolve("skl.json");
+        SimulatorParams.bundled(Microarchitecture.SKYLAKE).write(skl);
+        CliRun r = CliRun.of("tune", "--mcpu", "haswell", "--params", skl.toString(), "--out",
+                dir.resolve("x.json").toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("is a table for skylake, not haswell"), r.err());
+        assertTrue(!Files.exists(dir.resolve("x.json")));
+    }
+
+    @Test
+    void simulatorNamesTheirTables() {
+        // simulator-default and simulator-untuned use the untuned llvm-mca tables; simulator the standard ones.
+        BasicBlock b = BasicBlock.fromHex("488b07480fafc0");
+        for (Microarchitecture m : Microarchitecture.values()) {
+            SimulatorParams untuned = SimulatorParams.bundled(m);
+            assertEquals(new Simulator(untuned).run(b, Simulator.Options.llvmMcaCompatible()).cyclesPerIteration(),
+                    Estimators.load("simulator-default").predict(b, m).cyclesPerIteration(), 0.0);
+            assertEquals(new Simulator(untuned).run(b, Simulator.Options.defaults()).cyclesPerIteration(),
+                    Estimators.load("simulator-untuned").predict(b, m).cyclesPerIteration(), 0.0);
+            assertEquals(new Simulator(SimulatorParams.standard(m)).run(b, Simulator.Options.defaults())
+                    .cyclesPerIteration(), Estimators.load("simulator").predict(b, m).cyclesPerIteration(), 0.0);
+        }
+    }
+}

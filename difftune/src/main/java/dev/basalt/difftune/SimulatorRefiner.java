@@ -1,0 +1,299 @@
+package dev.basalt.difftune;
+
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Instruction;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * Polishes a table with the <i>real</i> simulator (after the surrogate's gradient steps, DESIGN.md §7): for each
+ * instruction form of the training blocks, most frequent first, try changing one value of its row (latency,
+ * micro-ops, read-advance or one port group's cycles: ±1, ×½, ×¾, ×1½, ×2) or going back to the default row,
+ * re-simulate only the training blocks that use the form, and keep the change that lowers their summed
+ * relative error the most. A pass visits every form; after each pass the validation MAPE decides whether to go
+ * on (it must improve) or to return the previous pass's table.
+ *
+ * <p>Before the single forms, each pass tries the same moves (×½, ×¾, ×1½, ×2 of every latency, every micro-op
+ * count or every port's cycles) on whole families — all forms of one mnemonic — judged on every training
+ * block that uses any of them: forms too rare to tune alone then follow their siblings.
+ *
+ * <p>Why both: the surrogate's gradients move all rows at once but see the simulator only through a smooth
+ * approximation, and rounding its real-valued table to integers loses part of the gain; the search sees the
+ * true, discrete simulator, but one row at a time. Deterministic (candidates are tried in a fixed order, and
+ * a tie keeps the earlier one).
+ */
+public final class SimulatorRefiner {
+
+    /**
+     * @param passes    maximum passes over the forms
+     * @param minBlocks a form must appear in at least this many training blocks to be changed (fewer is
+     *                  fitting noise)
+     * @param minGain   a change must lower the summed relative error of the form's blocks by this share
+     */
+    public record Settings(int passes, int minBlocks, double minGain) {
+        public static Settings defaults() {
+            return new Settings(3, 3, 0.002);
+        }
+    }
+
+    /** Per pass: the training and validation MAPE after it, and the rows changed. */
+    public record Pass(int pass, double trainMape, double validationMape, int changed) {
+    }
+
+    private final Settings settings;
+    private final Simulator.Options options;
+    private final SimulatorParams defaults;
+
+    public SimulatorRefiner(Settings settings, Simulator.Options options, SimulatorParams defaults) {
+        this.settings = settings;
+        this.options = options;
+        this.defaults = defaults;
+    }
+
+    /** Real-simulator predictions of {@code blocks} with {@code table} (in parallel, in block order). */
+    public static double[] simulate(SimulatorParams table, List<BasicBlock> blocks, Simulator.Options options) {
+        Simulator sim = new Simulator(table);
+        return blocks.parallelStream().mapToDouble(b -> sim.run(b, options).cyclesPerIteration()).toArray();
+    }
+
+    static double mape(double[] predicted, double[] measured) {
+        double s = 0;
+        for (int i = 0; i < predicted.length; i++) {
+            s += Math.abs(predicted[i] - measured[i]) / measured[i];
+        }
+        return predicted.length == 0 ? Double.NaN : s / predicted.length;
+    }
+
+    /**
+     * Refines {@code start}.
+     *
+     * @param onPass   called after each pass
+     * @param progress called with the forms visited so far in the current pass
+     * @return the best table (by validation MAPE) among {@code start} and the passes' results
+     */
+    public SimulatorParams refine(SimulatorParams start, List<BasicBlock> train, double[] trainMeasured,
+                                  List<BasicBlock> validation, double[] validationMeasured, Consumer<Pass> onPass,
+                                  IntConsumer progress) {
+        return refine(start, null, train, trainMeasured, validation, validationMeasured, onPass, progress);
+    }
+
+    /**
+     * Refines {@code start}, also trying each form's row from {@code proposals} (e.g. the surrogate-learned
+     * table) as a candidate: the surrogate proposes, the simulator decides.
+     *
+     * @param proposals a table whose rows are extra candidates, or null
+     */
+    public SimulatorParams refine(SimulatorParams start, SimulatorParams proposals, List<BasicBlock> train,
+                                  double[] trainMeasured, List<BasicBlock> validation, double[] validationMeasured,
+                                  Consumer<Pass> onPass, IntConsumer progress) {
+        Simulator proposer = proposals == null ? null : new Simulator(proposals);
+        // Which training blocks use each form; forms by how many blocks use them.
+        Map<String, List<Integer>> users = new TreeMap<>();
+        for (int b = 0; b < train.size(); b++) {
+            for (String f : new LinkedHashSet<>(train.get(b).instructions().stream().map(Instruction::form).toList())) {
+                users.computeIfAbsent(f, k -> new ArrayList<>()).add(b);
+            }
+        }
+        List<String> forms = new ArrayList<>(users.keySet());
+        forms.sort(Comparator.comparingInt((String f) -> -users.get(f).size()).thenComparing(f -> f));
+        // Families: every form of a mnemonic (in the table or in the blocks) moves together, so that forms too
+        // rare to tune alone (IDIV r32 beside IDIV r64) follow their siblings.
+        Map<String, java.util.TreeSet<String>> families = new TreeMap<>();
+        for (String f : start.forms().keySet()) {
+            families.computeIfAbsent(Simulator.mnemonicOf(f), k -> new java.util.TreeSet<>()).add(f);
+        }
+        for (String f : forms) {
+            families.computeIfAbsent(Simulator.mnemonicOf(f), k -> new java.util.TreeSet<>()).add(f);
+        }
+        families.values().removeIf(fs -> fs.size() < 2 || fs.stream().noneMatch(users::containsKey));
+        List<List<String>> units = new ArrayList<>();
+        families.values().stream()
+                .sorted(Comparator.comparingInt((java.util.TreeSet<String> fs) -> -usersOf(fs, users).size())
+                        .thenComparing(java.util.TreeSet::first))
+                .forEach(fs -> units.add(List.copyOf(fs)));
+        forms.forEach(f -> units.add(List.of(f)));
+        Simulator defaultResolver = new Simulator(defaults);
+        SimulatorParams best = start;
+        double bestValidation = mape(simulate(start, validation, options), validationMeasured);
+        SimulatorParams current = start;
+        double[] predicted = simulate(current, train, options);
+        for (int pass = 1; pass <= settings.passes(); pass++) {
+            Map<String, InstructionParams> rows = new LinkedHashMap<>(current.forms());
+            Simulator resolver = new Simulator(current);
+            int changed = 0;
+            int visited = 0;
+            for (List<String> unit : units) {
+                visited += unit.size() == 1 ? 1 : 0;
+                progress.accept(visited);
+                List<Integer> used = usersOf(unit, users);
+                if (used.size() < settings.minBlocks()) {
+                    continue;
+                }
+                Map<String, InstructionParams> now = new LinkedHashMap<>();
+                for (String f : unit) {
+                    now.put(f, rows.containsKey(f) ? rows.get(f) : resolver.resolve(f).row());
+                }
+                List<Map<String, InstructionParams>> candidates = new ArrayList<>();
+                if (unit.size() == 1) {
+                    String form = unit.get(0);
+                    InstructionParams row = now.get(form);
+                    List<InstructionParams> c = candidates(row, defaultResolver.resolve(form).row());
+                    if (proposer != null) {
+                        InstructionParams proposed = proposer.resolve(form).row();
+                        if (!proposed.equals(row) && !c.contains(proposed)) {
+                            c.add(proposed);
+                        }
+                    }
+                    c.forEach(r -> candidates.add(Map.of(form, r)));
+                } else {
+                    candidates.addAll(familyCandidates(now));
+                }
+                double before = 0;
+                for (int b : used) {
+                    before += Math.abs(predicted[b] - trainMeasured[b]) / trainMeasured[b];
+                }
+                List<BasicBlock> blocks = used.stream().map(train::get).toList();
+                SimulatorParams base = current;
+                Map<String, InstructionParams> baseRows = rows;
+                double[][] results = candidates.parallelStream().map(c -> {
+                    Map<String, InstructionParams> r = new LinkedHashMap<>(baseRows);
+                    r.putAll(c);
+                    Simulator sim = new Simulator(withForms(base, r));
+                    return blocks.stream().mapToDouble(b -> sim.run(b, options).cyclesPerIteration()).toArray();
+                }).toArray(double[][]::new);
+                int pick = -1;
+                double pickLoss = before * (1 - settings.minGain());
+                for (int c = 0; c < candidates.size(); c++) {
+                    double loss = 0;
+                    for (int k = 0; k < used.size(); k++) {
+                        loss += Math.abs(results[c][k] - trainMeasured[used.get(k)]) / trainMeasured[used.get(k)];
+                    }
+                    if (loss < pickLoss - 1e-12) {
+                        pickLoss = loss;
+                        pick = c;
+                    }
+                }
+                if (pick >= 0) {
+                    rows.putAll(candidates.get(pick));
+                    current = withForms(current, rows);
+                    for (int k = 0; k < used.size(); k++) {
+                        predicted[used.get(k)] = results[pick][k];
+                    }
+                    changed++;
+                }
+            }
+            current = withForms(current, rows);
+            double trainMape = mape(predicted, trainMeasured);
+            double validationMape = mape(simulate(current, validation, options), validationMeasured);
+            onPass.accept(new Pass(pass, trainMape, validationMape, changed));
+            if (validationMape < bestValidation) {
+                bestValidation = validationMape;
+                best = current;
+            } else {
+                break; // the search has started to fit the training blocks' noise
+            }
+            if (changed == 0) {
+                break;
+            }
+        }
+        return best;
+    }
+
+    /** Training blocks that use any of {@code forms}, in order. */
+    private static List<Integer> usersOf(java.util.Collection<String> forms, Map<String, List<Integer>> users) {
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        forms.forEach(f -> out.addAll(users.getOrDefault(f, List.of())));
+        return new ArrayList<>(out);
+    }
+
+    /** One scaling applied to every row of a family: latency, micro-ops or all port cycles ×½, ×¾, ×1½, ×2. */
+    static List<Map<String, InstructionParams>> familyCandidates(Map<String, InstructionParams> rows) {
+        List<Map<String, InstructionParams>> out = new ArrayList<>();
+        for (double f : new double[] {0.5, 0.75, 1.5, 2.0}) {
+            for (int what = 0; what < 3; what++) {
+                Map<String, InstructionParams> c = new LinkedHashMap<>();
+                for (Map.Entry<String, InstructionParams> e : rows.entrySet()) {
+                    InstructionParams r = e.getValue();
+                    c.put(e.getKey(), switch (what) {
+                        case 0 -> new InstructionParams(r.uops(), scale(r.latency(), f, 0, ParameterLayout.MAX_LATENCY),
+                                r.readAdvance(), r.ports());
+                        case 1 -> new InstructionParams(scale(r.uops(), f, 1, ParameterLayout.MAX_UOPS), r.latency(),
+                                r.readAdvance(), r.ports());
+                        default -> {
+                            Map<String, Integer> p = new TreeMap<>();
+                            r.ports().forEach((g, v) -> {
+                                int n = scale(v, f, 0, ParameterLayout.MAX_PORT_CYCLES);
+                                if (n > 0) {
+                                    p.put(g, n);
+                                }
+                            });
+                            yield new InstructionParams(r.uops(), r.latency(), r.readAdvance(), p);
+                        }
+                    });
+                }
+                if (!c.equals(rows)) {
+                    out.add(c);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int scale(int v, double f, int lo, int hi) {
+        return (int) Math.max(lo, Math.min(hi, Math.round(v * f)));
+    }
+
+    /** Values near {@code v}: ±1, and ×½, ×¾, ×1½, ×2 (rounded) to cross long distances (a divide, a lock) in few passes. */
+    static int[] moves(int v, int lo, int hi) {
+        java.util.TreeSet<Integer> out = new java.util.TreeSet<>();
+        for (int c : new int[] {v - 1, v + 1, (int) Math.round(v * 0.5), (int) Math.round(v * 0.75),
+                (int) Math.round(v * 1.5), v * 2}) {
+            if (c >= lo && c <= hi && c != v) {
+                out.add(c);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Rows one move away from {@code row} (one value changed), and the default row. */
+    static List<InstructionParams> candidates(InstructionParams row, InstructionParams defaultRow) {
+        LinkedHashSet<InstructionParams> out = new LinkedHashSet<>();
+        int lat = row.latency();
+        for (int l : moves(lat, 0, ParameterLayout.MAX_LATENCY)) {
+            out.add(new InstructionParams(row.uops(), l, row.readAdvance(), row.ports()));
+        }
+        for (int u : moves(row.uops(), 1, ParameterLayout.MAX_UOPS)) {
+            out.add(new InstructionParams(u, lat, row.readAdvance(), row.ports()));
+        }
+        for (int a : moves(row.readAdvance(), 0, ParameterLayout.MAX_READ_ADVANCE)) {
+            out.add(new InstructionParams(row.uops(), lat, a, row.ports()));
+        }
+        for (String g : row.ports().keySet()) {
+            for (int c : moves(row.ports().get(g), 0, ParameterLayout.MAX_PORT_CYCLES)) {
+                Map<String, Integer> p = new TreeMap<>(row.ports());
+                if (c == 0) {
+                    p.remove(g);
+                } else {
+                    p.put(g, c);
+                }
+                out.add(new InstructionParams(row.uops(), lat, row.readAdvance(), p));
+            }
+        }
+        out.add(defaultRow);
+        out.remove(row);
+        return new ArrayList<>(out);
+    }
+
+    static SimulatorParams withForms(SimulatorParams t, Map<String, InstructionParams> forms) {
+        return new SimulatorParams(t.mcpu(), t.dispatchWidth(), t.robSize(), t.schedulerSize(), t.loadLatency(),
+                t.ports(), forms, t.mnemonics(), t.generic(), t.provenance());
+    }
+}

@@ -1,0 +1,65 @@
+package dev.basalt.difftune;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The real-simulator search finds planted errors: "measurements" made by the simulator with two rows changed
+ * (a load's latency, an lea's micro-ops) are fitted again starting from the unchanged table.
+ */
+class SimulatorRefinerTest {
+
+    private static final SimulatorParams HSW = SimulatorParams.bundled(Microarchitecture.HASWELL);
+
+    @Test
+    void recoversPlantedChangesFromSimulatedMeasurements() {
+        List<BasicBlock> all = Dataset.bundled().blocks(SplitScheme.defaults(), Split.TRAIN).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).limit(600).map(LabelledBlock::block).toList();
+        Map<String, InstructionParams> forms = new LinkedHashMap<>(HSW.forms());
+        InstructionParams load = forms.get("MOV r64, m64");
+        InstructionParams lea = forms.get("LEA r64, m");
+        forms.put("MOV r64, m64", new InstructionParams(load.uops(), load.latency() + 2, load.readAdvance(), load.ports()));
+        forms.put("LEA r64, m", new InstructionParams(lea.uops() + 1, lea.latency(), lea.readAdvance(), lea.ports()));
+        SimulatorParams truth = SimulatorRefiner.withForms(HSW, forms);
+        Simulator.Options options = Simulator.Options.defaults();
+        List<BasicBlock> train = all.subList(0, 400);
+        List<BasicBlock> validation = all.subList(400, 600);
+        double[] trainY = SimulatorRefiner.simulate(truth, train, options);
+        double[] validationY = SimulatorRefiner.simulate(truth, validation, options);
+        double before = SimulatorRefiner.mape(SimulatorRefiner.simulate(HSW, validation, options), validationY);
+        assertTrue(before > 0.03, "the planted change must matter: " + before);
+
+        List<SimulatorRefiner.Pass> passes = new ArrayList<>();
+        SimulatorParams refined = new SimulatorRefiner(new SimulatorRefiner.Settings(4, 3, 0.002), options, HSW)
+                .refine(HSW, train, trainY, validation, validationY, passes::add, done -> { });
+        double after = SimulatorRefiner.mape(SimulatorRefiner.simulate(refined, validation, options), validationY);
+        assertTrue(after < 0.2 * before, "validation MAPE " + before + " -> " + after + " " + passes);
+        assertEquals(load.latency() + 2, refined.forms().get("MOV r64, m64").latency(), passes.toString());
+        assertEquals(lea.uops() + 1, refined.forms().get("LEA r64, m").uops(), passes.toString());
+        assertEquals(List.of(), ParameterLayout.outOfRange(refined));
+    }
+
+    @Test
+    void candidatesChangeOneValueAndStayInRange() {
+        InstructionParams row = new InstructionParams(1, 4, 0, Map.of("0156", 1));
+        List<InstructionParams> c = SimulatorRefiner.candidates(row, row);
+        assertTrue(c.contains(new InstructionParams(1, 2, 0, Map.of("0156", 1))), c.toString()); // latency ×½
+        assertTrue(c.contains(new InstructionParams(1, 8, 0, Map.of("0156", 1))), c.toString()); // latency ×2
+        assertTrue(c.contains(new InstructionParams(2, 4, 0, Map.of("0156", 1))), c.toString()); // uops +1
+        assertTrue(c.contains(new InstructionParams(1, 4, 0, Map.of())), c.toString()); // port group dropped
+        assertTrue(c.stream().noneMatch(r -> r.equals(row) || r.uops() < 1), c.toString());
+    }
+}

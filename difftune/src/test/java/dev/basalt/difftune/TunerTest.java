@@ -1,0 +1,78 @@
+package dev.basalt.difftune;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A reduced {@code basalt tune} end to end on measured Haswell blocks: data generation, surrogate training,
+ * parameter learning, refinement and evaluation; the tuned table must beat the llvm-mca defaults on its own
+ * validation blocks (with the real simulator), stay in range and survive a write and read.
+ */
+class TunerTest {
+
+    private static List<LabelledBlock> split(Split s, int n) {
+        return Dataset.bundled().blocks(SplitScheme.defaults(), s).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).limit(n).toList();
+    }
+
+    @Test
+    void reducedTuneBeatsTheDefaultsOnItsValidationBlocks(@TempDir Path dir) throws Exception {
+        List<LabelledBlock> train = split(Split.TRAIN, 600);
+        List<LabelledBlock> validation = split(Split.VALIDATION, 200);
+        List<LabelledBlock> test = split(Split.TEST, 200);
+        List<BasicBlock> pool = train.stream().map(LabelledBlock::block).toList();
+        Tuner.Config config = new Tuner.Config(3000, 300, 5, new SurrogateConfig(16, 32, 1e-3, 3, 4096, 5.0, 2, 7),
+                new ParameterLearner.Settings(0.05, 4, 2048, 2, 11, 0.1), new SimulatorRefiner.Settings(2, 3, 0.002));
+        List<String> log = new ArrayList<>();
+        SimulatorParams initial = SimulatorParams.bundled(Microarchitecture.HASWELL);
+        Tuner.Report r = Tuner.tune(Microarchitecture.HASWELL, initial, pool, train, validation, test, config,
+                dir.resolve("work"), new Tuner.Listener() {
+                    @Override
+                    public void phase(String name, long total) {
+                        log.add("phase " + name);
+                    }
+
+                    @Override
+                    public void progress(long done) {
+                    }
+
+                    @Override
+                    public void message(String line) {
+                        log.add(line);
+                    }
+                });
+        assertEquals(List.of("llvm-mca defaults", "surrogate-learned", "refined"),
+                r.stages().stream().map(Tuner.Stage::name).toList());
+        Tuner.Stage defaults = r.stages().get(0);
+        Tuner.Stage chosen = r.stages().stream().filter(s -> s.name().equals(r.tuned().provenance().get("stage")))
+                .findFirst().orElseThrow();
+        assertTrue(chosen.validationMape() < defaults.validationMape(),
+                "tuned " + chosen + " vs defaults " + defaults + "\n" + String.join("\n", log));
+        // The surrogate follows the simulator on held-out (block, table) pairs even this small.
+        assertTrue(r.fidelityMape() < 0.15, "surrogate fidelity " + r.fidelityMape());
+        assertEquals(List.of(), r.outOfRange());
+        assertTrue(!r.changes().isEmpty() && r.changes().get(0).size() >= r.changes().get(r.changes().size() - 1).size());
+
+        // What the simulator reads back is what was tuned, and it reproduces the validation figure.
+        Path out = dir.resolve("tuned.json");
+        r.tuned().write(out);
+        SimulatorParams back = SimulatorParams.read(out);
+        assertEquals(r.tuned(), back);
+        double[] y = validation.stream().mapToDouble(b -> b.throughput(Microarchitecture.HASWELL).orElseThrow()).toArray();
+        assertEquals(chosen.validationMape(), SimulatorRefiner.mape(SimulatorRefiner.simulate(back,
+                validation.stream().map(LabelledBlock::block).toList(), Simulator.Options.defaults()), y), 1e-12);
+    }
+}
