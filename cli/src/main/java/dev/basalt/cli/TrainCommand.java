@@ -143,7 +143,8 @@ final class TrainCommand implements Callable<Integer> {
                 }
                 o.printf(Locale.ROOT, "epoch %d: loss %.4f, validation MAPE %s, lr %.2g, %.0f s%s%n",
                         e.epoch(), e.trainLoss(), mapes(cpus, e.validationMape()), e.learningRate(), e.seconds(),
-                        e.skipped() == 0 ? "" : ", " + e.skipped() + " batches skipped (non-finite gradient)");
+                        (e.skipped() == 0 ? "" : ", " + e.skipped() + " batches skipped (non-finite gradient)")
+                                + (e.retried() == 0 ? "" : ", " + e.retried() + " steps recomputed (non-finite gradient once)"));
                 o.flush();
                 epoch[0] = e.epoch() + 1;
                 double score = java.util.Arrays.stream(e.validationMape()).filter(v -> !Double.isNaN(v)).average()
@@ -197,6 +198,7 @@ final class TrainCommand implements Callable<Integer> {
             provenance.put("trainingMinutes", minutes);
             provenance.put("epochs", epochs.size());
             provenance.put("skippedBatches", epochs.stream().mapToInt(e -> e.skipped()).sum());
+            provenance.put("recomputedSteps", epochs.stream().mapToInt(e -> e.retried()).sum());
             provenance.put("testReport", Evaluation.csv(report));
             model.save(out, provenance);
             o.printf(Locale.ROOT, "model written to %s (%.1f minutes)%n", out, minutes);

@@ -25,7 +25,7 @@ class TuneCommandTest {
                 dir.resolve("work").toString(), "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("surrogate fidelity (held-out samples): MAPE"), r.out());
-        assertTrue(r.out().contains("| llvm-mca defaults |") && r.out().contains("| refined |"), r.out());
+        assertTrue(r.out().contains("| llvm-mca defaults |") && r.out().contains("| refined from defaults |"), r.out());
         assertTrue(r.out().contains("range check: every value is within its valid range"), r.out());
         SimulatorParams t = SimulatorParams.read(out);
         assertEquals("haswell", t.mcpu());

@@ -21,7 +21,8 @@ import java.util.stream.IntStream;
  * DiffTune's parameter learning (DESIGN.md §7): with the surrogate frozen, the parameter table itself — one row
  * per instruction form of the blocks, plus dispatch width and ROB size — is the trainable tensor, initialised from
  * a given table (the llvm-mca defaults); Adam minimises the surrogate's MAPE against measured throughputs; values
- * are projected back to ≥ 0 after every step, and at the end rounded and clamped to their valid ranges.
+ * are projected back to ≥ 0 after every step (and each row to the port groups it started with), and at the end
+ * rounded and clamped to their valid ranges.
  */
 public final class ParameterLearner {
 
@@ -84,6 +85,13 @@ public final class ParameterLearner {
             params.put("table", table);
             params.put("globals", globals);
             NDArray initial = m.create(start, new Shape(forms.size(), width));
+            // A row keeps its port groups: a group it does not use stays at zero (the gradient would otherwise
+            // sprinkle fractions of a cycle over every group, which the rounding turns into implausible rows).
+            float[] keep = new float[start.length];
+            for (int k = 0; k < start.length; k++) {
+                keep[k] = k % width < ParameterLayout.FIXED || start[k] > 0 ? 1f : 0f;
+            }
+            NDArray mask = m.create(keep, new Shape(forms.size(), width));
             float shrink = (float) (settings.shrink() * settings.learningRate());
             NDArray low = m.create(new float[] {ParameterLayout.MIN_DISPATCH, ParameterLayout.MIN_ROB}, new Shape(1, 2));
             MultiTaskTrainer.Model<Batch> model = new MultiTaskTrainer.Model<>() {
@@ -136,6 +144,7 @@ public final class ParameterLearner {
                         NDArray negative = table.minimum(0f);
                         negative.attach(tmp);
                         table.subi(negative);
+                        table.muli(mask);
                         NDArray below = globals.sub(low).minimum(0f);
                         below.attach(tmp);
                         globals.subi(below);

@@ -57,7 +57,8 @@ public final class Tuner {
      * @param tuned        the final table (the best stage by validation MAPE)
      * @param fidelityMape surrogate vs simulator MAPE on the held-out samples
      * @param fidelityTau  Kendall's τ between them
-     * @param stages       default, surrogate-learned, refined
+     * @param stages       llvm-mca defaults, surrogate-learned, refined from defaults, and refined from
+     *                     surrogate-learned when that one beat the defaults on validation
      * @param changes      changed rows, largest change first
      * @param outOfRange   values of the tuned table outside their valid range (expected empty)
      * @param minutes      wall time per phase
@@ -126,6 +127,8 @@ public final class Tuner {
         vocabularyBlocks.addAll(validationBlocks);
         double fidelity;
         double fidelityTau;
+        int[] skippedBatches = {0};
+        int[] recomputed = {0};
         List<Stage> stages = new ArrayList<>();
         SimulatorParams learned;
         try (SurrogateModel surrogate = SurrogateModel.create(config.surrogate(),
@@ -134,9 +137,11 @@ public final class Tuner {
             long[] before = {0};
             surrogate.train(fit, check, byHex, e -> {
                 before[0] = (long) e.epoch() * fit.size();
+                skippedBatches[0] += e.skipped();
+                recomputed[0] += e.retried();
                 listener.message(String.format(java.util.Locale.ROOT,
-                        "surrogate epoch %d: loss %.4f, validation MAPE %.2f%%, %.0f s", e.epoch(), e.trainLoss(),
-                        100 * e.validationMape()[0], e.seconds()));
+                        "surrogate epoch %d: loss %.4f, validation MAPE %.2f%%, %.0f s%s", e.epoch(), e.trainLoss(),
+                        100 * e.validationMape()[0], e.seconds(), skipped(e)));
             }, done -> listener.progress(before[0] + done));
             double[] predicted = surrogate.predict(heldOut, byHex);
             double[] simulated = heldOut.stream().mapToDouble(s -> Math.max(1e-3, s.cycles())).toArray();
@@ -154,9 +159,11 @@ public final class Tuner {
             learned = ParameterLearner.learn(surrogate, initial, config.learner(), trainBlocks, trainY,
                     validationBlocks, validationY, e -> {
                         doneBefore[0] = (long) e.epoch() * trainBlocks.size();
+                        skippedBatches[0] += e.skipped();
+                        recomputed[0] += e.retried();
                         listener.message(String.format(java.util.Locale.ROOT,
-                                "parameter epoch %d: surrogate training MAPE %.2f%%, validation %.2f%%, %.0f s",
-                                e.epoch(), 100 * e.trainLoss(), 100 * e.validationMape()[0], e.seconds()));
+                                "parameter epoch %d: surrogate training MAPE %.2f%%, validation %.2f%%, %.0f s%s",
+                                e.epoch(), 100 * e.trainLoss(), 100 * e.validationMape()[0], e.seconds(), skipped(e)));
                     }, done -> listener.progress(doneBefore[0] + done)).table();
             minutes.put("learning", since(t0));
         }
@@ -166,32 +173,42 @@ public final class Tuner {
                 testY, options));
         stages.add(stage("surrogate-learned", learned, trainBlocks, trainY, validationBlocks, validationY, testBlocks,
                 testY, options));
-        // Polish whichever is better on validation (the surrogate's table can be worse once rounded).
-        SimulatorParams start = stages.get(1).validationMape() < stages.get(0).validationMape() ? learned : initial;
-        listener.message("refining the " + (start == learned ? "surrogate-learned" : "default")
-                + " table with the real simulator (the surrogate-learned rows are candidates too)");
+        // Polish with the real simulator, from the defaults and (when it is better on validation) from the
+        // surrogate's table; the surrogate's rows are candidates in both.
         SimulatorRefiner refiner = new SimulatorRefiner(config.refiner(), options, initial);
         int forms = (int) trainBlocks.stream().flatMap(b -> b.instructions().stream()).map(Instruction::form)
                 .distinct().count();
-        listener.phase("refining with the real simulator", (long) forms * config.refiner().passes());
-        int[] pass = {0};
-        SimulatorParams refined = refiner.refine(start, learned, trainBlocks, trainY, validationBlocks, validationY, p -> {
-            pass[0] = p.pass();
-            listener.message(String.format(java.util.Locale.ROOT,
-                    "refinement pass %d: %d rows changed, training MAPE %.2f%%, validation MAPE %.2f%%", p.pass(),
-                    p.changed(), 100 * p.trainMape(), 100 * p.validationMape()));
-        }, done -> listener.progress((long) pass[0] * forms + done));
-        stages.add(stage("refined", refined, trainBlocks, trainY, validationBlocks, validationY, testBlocks, testY,
-                options));
+        Map<String, SimulatorParams> tables = new LinkedHashMap<>();
+        tables.put("llvm-mca defaults", initial);
+        tables.put("surrogate-learned", learned);
+        List<SimulatorParams> starts = stages.get(1).validationMape() < stages.get(0).validationMape()
+                ? List.of(initial, learned) : List.of(initial);
+        for (SimulatorParams start : starts) {
+            String name = start == initial ? "refined from defaults" : "refined from surrogate-learned";
+            listener.message(name + ": real-simulator search (the surrogate-learned rows are candidates too)");
+            listener.phase(name, (long) forms * config.refiner().passes());
+            int[] pass = {0};
+            SimulatorParams refined = refiner.refine(start, learned, trainBlocks, trainY, validationBlocks,
+                    validationY, p -> {
+                        pass[0] = p.pass();
+                        listener.message(String.format(java.util.Locale.ROOT,
+                                "  pass %d: %d changes, training MAPE %.2f%%, validation MAPE %.2f%%", p.pass(),
+                                p.changed(), 100 * p.trainMape(), 100 * p.validationMape()));
+                    }, done -> listener.progress((long) pass[0] * forms + done));
+            tables.put(name, refined);
+            stages.add(stage(name, refined, trainBlocks, trainY, validationBlocks, validationY, testBlocks, testY,
+                    options));
+        }
         minutes.put("refinement", since(t0));
 
         Stage best = stages.stream().min(Comparator.comparingDouble(Stage::validationMape)).orElseThrow();
-        SimulatorParams chosen = best.name().equals("refined") ? refined
-                : best.name().equals("surrogate-learned") ? learned : initial;
+        SimulatorParams chosen = tables.get(best.name());
         Map<String, Object> provenance = new LinkedHashMap<>();
         provenance.put("tunedFrom", initial.provenance().getOrDefault("source", "llvm-mca defaults"));
         provenance.put("stage", best.name());
         provenance.put("surrogateFidelityMape", fidelity);
+        provenance.put("skippedBatches", skippedBatches[0]);
+        provenance.put("recomputedSteps", recomputed[0]);
         provenance.put("config", config.toString());
         for (Stage s : stages) {
             provenance.put("stage " + s.name(), String.format(java.util.Locale.ROOT,
@@ -239,6 +256,11 @@ public final class Tuner {
         out.sort(Comparator.comparingInt((Change c) -> -c.size()).thenComparingInt(c -> -c.blocks())
                 .thenComparing(Change::form));
         return out;
+    }
+
+    private static String skipped(MultiTaskTrainer.Epoch e) {
+        return (e.skipped() == 0 ? "" : ", " + e.skipped() + " batches skipped (non-finite gradient)")
+                + (e.retried() == 0 ? "" : ", " + e.retried() + " steps recomputed (non-finite gradient once)");
     }
 
     private static List<BasicBlock> blocks(List<LabelledBlock> l) {

@@ -97,12 +97,16 @@ public final class MultiTaskTrainer<B> {
     }
 
     /**
-     * Per-epoch progress: training loss, validation MAPE per head, the learning rate used, and how many batches
-     * were skipped because their gradient was not finite.
+     * Per-epoch progress: training loss, validation MAPE per head, the learning rate used, how many batches
+     * were skipped because their gradient stayed non-finite, and how many steps were recomputed because it was
+     * non-finite once.
      */
     public record Epoch(int epoch, double trainLoss, double[] validationMape, double seconds, double learningRate,
-                        int skipped) {
+                        int skipped, int retried) {
     }
+
+    /** Recomputations of a step whose gradient came out non-finite before it is skipped. */
+    static final int RETRIES = 2;
 
     /** Examples sorted together when bucketing by size. */
     private static final int BUCKET_WINDOW = 4096;
@@ -165,30 +169,42 @@ public final class MultiTaskTrainer<B> {
                 double lossSum = 0;
                 int batches = 0;
                 int skipped = 0;
+                int retried = 0;
                 int done = 0;
                 for (List<Integer> examples : epochBatches) {
                     step++;
-                    try (NDManager batch = state.newSubManager()) {
-                        B b = model.batch(examples);
+                    // A non-finite gradient from a finite loss has so far always been transient (the same batch
+                    // recomputed comes out finite), so the step is recomputed first, which keeps the run
+                    // reproducible; only a gradient that stays non-finite is skipped.
+                    for (int attempt = 0; ; attempt++) {
                         double loss;
-                        try (GradientCollector gc = engine.newGradientCollector()) {
-                            zeroGradients(params);
-                            NDArray predicted = model.predict(b, batch);
-                            NDArray l = loss(predicted, examples, labels, batch);
-                            loss = l.getFloat();
-                            if (!Double.isFinite(loss)) {
-                                throw new IllegalStateException("non-finite loss at step " + step + " (epoch " + epoch
-                                        + ") on examples " + examples);
+                        boolean applied;
+                        try (NDManager batch = state.newSubManager()) {
+                            B b = model.batch(examples);
+                            try (GradientCollector gc = engine.newGradientCollector()) {
+                                zeroGradients(params);
+                                NDArray predicted = model.predict(b, batch);
+                                NDArray l = loss(predicted, examples, labels, batch);
+                                loss = l.getFloat();
+                                if (!Double.isFinite(loss)) {
+                                    throw new IllegalStateException("non-finite loss at step " + step + " (epoch "
+                                            + epoch + ") on examples " + examples);
+                                }
+                                gc.backward(l);
                             }
-                            gc.backward(l);
+                            applied = update(params, adam, step, lr, batch);
                         }
-                        if (update(params, adam, step, lr, batch)) {
+                        if (applied) {
                             model.afterStep();
                             lossSum += loss;
                             batches++;
-                        } else {
-                            skipped++;
+                            break;
                         }
+                        if (attempt == RETRIES) {
+                            skipped++;
+                            break;
+                        }
+                        retried++;
                     }
                     done += examples.size();
                     onBatch.accept(done);
@@ -196,7 +212,7 @@ public final class MultiTaskTrainer<B> {
                 double[] mape = validation.isEmpty() ? new double[0] : evaluate(model, labels, sizes, validation, state);
                 double score = mean(mape);
                 Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9, lr,
-                        skipped);
+                        skipped, retried);
                 epochs.add(e);
                 onEpoch.accept(e);
                 if (validation.isEmpty() || score < best) {

@@ -18,15 +18,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The shared trainer on a two-head linear model with known answers: head 0 learns y = 2x, head 1 learns
  * y = 3x and has labels only for even examples (masking); a "poisoned" example makes its batch's gradient
- * NaN while the loss stays finite, and that step must be skipped and counted, never applied.
+ * NaN while the loss stays finite: that step is recomputed, and skipped and counted if it stays non-finite,
+ * never applied.
  */
 class MultiTaskTrainerTest {
 
     private static final int EXAMPLES = 64;
     private static final int POISON = 7;
 
-    /** predict = x·w (per head), plus sqrt(0·w) in the poisoned example's batch: value 0, gradient 0·∞ = NaN. */
-    private record Linear(Map<String, NDArray> params, float[] x) implements MultiTaskTrainer.Model<List<Integer>> {
+    /**
+     * predict = x·w (per head), plus sqrt(0·w) in the poisoned example's batch when {@code poison} accepts the
+     * number of that batch's forward passes so far: value 0, gradient 0·∞ = NaN.
+     */
+    private record Linear(Map<String, NDArray> params, float[] x, java.util.function.IntPredicate poison,
+                          int[] calls) implements MultiTaskTrainer.Model<List<Integer>> {
+        Linear(Map<String, NDArray> params, float[] x, java.util.function.IntPredicate poison) {
+            this(params, x, poison, new int[1]);
+        }
+
         @Override
         public Map<String, NDArray> parameters() {
             return params;
@@ -40,15 +49,15 @@ class MultiTaskTrainerTest {
         @Override
         public NDArray predict(List<Integer> examples, NDManager m) {
             float[] xs = new float[examples.size()];
-            float[] poison = new float[examples.size()];
+            float[] poisoned = new float[examples.size()];
             for (int i = 0; i < xs.length; i++) {
                 xs[i] = x[examples.get(i)];
-                poison[i] = examples.get(i) == POISON ? 1f : 0f;
+                poisoned[i] = examples.get(i) == POISON ? 1f : 0f;
             }
             NDArray w = params.get("w");
             NDArray out = m.create(xs, new Shape(xs.length, 1)).matMul(w);
-            if (examples.contains(POISON)) {
-                out = out.add(m.create(poison, new Shape(xs.length, 1)).matMul(w.mul(0f).sqrt()));
+            if (examples.contains(POISON) && poison.test(calls[0]++)) {
+                out = out.add(m.create(poisoned, new Shape(xs.length, 1)).matMul(w.mul(0f).sqrt()));
             }
             return out;
         }
@@ -68,6 +77,10 @@ class MultiTaskTrainerTest {
     }
 
     private static float[] run(int epochs, List<MultiTaskTrainer.Epoch> out) {
+        return run(epochs, out, call -> true);
+    }
+
+    private static float[] run(int epochs, List<MultiTaskTrainer.Epoch> out, java.util.function.IntPredicate poison) {
         float[] x = new float[EXAMPLES];
         for (int i = 0; i < EXAMPLES; i++) {
             x[i] = 0.5f + i / 16f;
@@ -81,7 +94,7 @@ class MultiTaskTrainerTest {
             java.util.Arrays.fill(sizes, 1);
             List<Integer> train = IntStream.range(0, EXAMPLES).boxed().toList();
             MultiTaskTrainer<List<Integer>> trainer = new MultiTaskTrainer<>(Djl.engine(), settings(epochs));
-            out.addAll(trainer.train(new Linear(params, x), labels(x), sizes, train, train, e -> { }, n -> { }));
+            out.addAll(trainer.train(new Linear(params, x, poison), labels(x), sizes, train, train, e -> { }, n -> { }));
             return w.toFloatArray();
         }
     }
@@ -94,6 +107,7 @@ class MultiTaskTrainerTest {
         assertEquals(3.0, w[1], 0.05, "head 1 learns y = 3x from the even examples only");
         for (MultiTaskTrainer.Epoch e : epochs) {
             assertEquals(1, e.skipped(), "the poisoned example's batch is skipped once per epoch");
+            assertEquals(MultiTaskTrainer.RETRIES, e.retried(), "after being recomputed");
             assertTrue(Double.isFinite(e.trainLoss()));
         }
         assertTrue(epochs.get(epochs.size() - 1).validationMape()[0] < 0.05, "validation MAPE falls");
@@ -105,5 +119,22 @@ class MultiTaskTrainerTest {
         float[] w2 = run(60, again);
         assertEquals(w[0], w2[0], 0f, "seeded: same weights");
         assertEquals(w[1], w2[1], 0f);
+    }
+
+    @Test
+    void aTransientNonFiniteGradientIsRecomputedAndTheRunStaysReproducible() {
+        // The poisoned batch's first forward pass of each epoch is poisoned; the recomputation and the
+        // validation pass are not (three passes per epoch: step, retry, validation).
+        List<MultiTaskTrainer.Epoch> flaky = new ArrayList<>();
+        float[] w = run(20, flaky, call -> call % 3 == 0);
+        List<MultiTaskTrainer.Epoch> clean = new ArrayList<>();
+        float[] w2 = run(20, clean, call -> false);
+        for (MultiTaskTrainer.Epoch e : flaky) {
+            assertEquals(0, e.skipped());
+            assertEquals(1, e.retried());
+        }
+        assertEquals(w2[0], w[0], 0f, "the same weights as a run that never saw a NaN");
+        assertEquals(w2[1], w[1], 0f);
+        assertEquals(clean.size(), flaky.size());
     }
 }
