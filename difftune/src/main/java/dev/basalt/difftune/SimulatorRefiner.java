@@ -22,8 +22,8 @@ import java.util.function.IntConsumer;
  * on (it must improve) or to return the previous pass's table.
  *
  * <p>Before the single forms, each pass tries the same moves (×½, ×¾, ×1½, ×2 of every latency, every micro-op
- * count or every port's cycles) on whole families — all forms of one mnemonic — judged on every training
- * block that uses any of them: forms too rare to tune alone then follow their siblings.
+ * count or every port's cycles) on whole families — all forms of one mnemonic with the same prefixes — judged
+ * on every training block that uses any of them: forms too rare to tune alone then follow their siblings.
  *
  * <p>Why both: the surrogate's gradients move all rows at once but see the simulator only through a smooth
  * approximation, and rounding its real-valued table to integers loses part of the gain; the search sees the
@@ -108,10 +108,10 @@ public final class SimulatorRefiner {
         // rare to tune alone (IDIV r32 beside IDIV r64) follow their siblings.
         Map<String, java.util.TreeSet<String>> families = new TreeMap<>();
         for (String f : start.forms().keySet()) {
-            families.computeIfAbsent(Simulator.mnemonicOf(f), k -> new java.util.TreeSet<>()).add(f);
+            families.computeIfAbsent(family(f), k -> new java.util.TreeSet<>()).add(f);
         }
         for (String f : forms) {
-            families.computeIfAbsent(Simulator.mnemonicOf(f), k -> new java.util.TreeSet<>()).add(f);
+            families.computeIfAbsent(family(f), k -> new java.util.TreeSet<>()).add(f);
         }
         families.values().removeIf(fs -> fs.size() < 2 || fs.stream().noneMatch(users::containsKey));
         List<List<String>> units = new ArrayList<>();
@@ -205,6 +205,15 @@ public final class SimulatorRefiner {
             }
         }
         return best;
+    }
+
+    /**
+     * The family of a form: its mnemonic with its prefixes ({@code LOCK CMPXCHG} and {@code CMPXCHG} differ by
+     * a lock's cost, so they must not move together).
+     */
+    static String family(String form) {
+        int space = form.indexOf(' ', form.startsWith("LOCK ") || form.startsWith("REP") ? form.indexOf(' ') + 1 : 0);
+        return space < 0 ? form : form.substring(0, space);
     }
 
     /** Training blocks that use any of {@code forms}, in order. */

@@ -62,4 +62,13 @@ class SimulatorRefinerTest {
         assertTrue(c.contains(new InstructionParams(1, 4, 0, Map.of())), c.toString()); // port group dropped
         assertTrue(c.stream().noneMatch(r -> r.equals(row) || r.uops() < 1), c.toString());
     }
+
+    @Test
+    void familiesKeepTheirPrefixes() {
+        assertEquals("CMPXCHG", SimulatorRefiner.family("CMPXCHG m32, r32"));
+        assertEquals("LOCK CMPXCHG", SimulatorRefiner.family("LOCK CMPXCHG m32, r32"));
+        assertEquals("REP STOSB", SimulatorRefiner.family("REP STOSB"));
+        assertEquals("CDQ", SimulatorRefiner.family("CDQ"));
+        assertEquals("IDIV", SimulatorRefiner.family("IDIV r32"));
+    }
 }
