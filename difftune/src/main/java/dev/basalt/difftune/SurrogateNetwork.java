@@ -7,9 +7,9 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import dev.basalt.core.training.Lstm;
+import dev.basalt.core.training.Parameters;
 import dev.basalt.core.training.Rows;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * The surrogate (DESIGN.md §7): an Ithemal-style network whose per-instruction input carries the instruction's
  * parameter row and the global parameters, on top of an analytical bound computed from the same parameters.
  *
- * <p>Instruction vector = leaky(W·[bag of its role-tagged token embeddings; row ÷ 10; zero-idiom flag;
+ * <p>Instruction vector = Parameters.leaky(W·[bag of its role-tagged token embeddings; row ÷ 10; zero-idiom flag;
  * dispatch width ÷ 10; ROB ÷ 100]); an LSTM runs over a block's instruction vectors; its last state, the logs of
  * the three bounds and the globals feed a small MLP giving a log-correction c. Prediction = bound × e^c, where
  * bound = max(Σ micro-ops ÷ dispatch width, busiest port's cycles with each group spread evenly over its
@@ -32,53 +32,38 @@ final class SurrogateNetwork implements AutoCloseable {
     final SurrogateConfig config;
     final ParameterLayout layout;
     private final NDManager manager;
-    final Map<String, NDArray> params = new LinkedHashMap<>();
+    private final Parameters weights;
+    final Map<String, NDArray> params;
     private final NDArray portShare;
 
     SurrogateNetwork(NDManager parent, SurrogateConfig config, ParameterLayout layout, int vocabulary) {
         this.config = config;
         this.layout = layout;
         this.manager = parent.newSubManager();
+        this.weights = new Parameters(manager);
+        this.params = weights.map();
         SplittableRandom rnd = new SplittableRandom(config.seed());
         int e = config.embedding();
         int h = config.hidden();
         int in = e + layout.width() + 3;
-        uniform("embedding", rnd, 0.5, vocabulary, e);
-        uniform("in.w", rnd, Math.sqrt(6.0 / in), in, h);
-        add("in.b", manager.zeros(new Shape(h)));
+        weights.uniform("embedding", rnd, 0.5, vocabulary, e);
+        weights.uniform("in.w", rnd, Math.sqrt(6.0 / in), in, h);
+        weights.zeros("in.b", h);
         double lstm = 1 / Math.sqrt(h);
-        uniform("lstm.w_ih", rnd, lstm, 4 * h, h);
-        uniform("lstm.w_hh", rnd, lstm, 4 * h, h);
-        uniform("lstm.b_ih", rnd, lstm, 4 * h);
-        uniform("lstm.b_hh", rnd, lstm, 4 * h);
-        uniform("head.w1", rnd, Math.sqrt(6.0 / (h + 5)), h + 5, h);
-        add("head.b1", manager.zeros(new Shape(h)));
-        uniform("head.w2", rnd, 0.01 * Math.sqrt(6.0 / h), h, 1); // starts as the bound
-        add("head.b2", manager.zeros(new Shape(1)));
+        weights.uniform("lstm.w_ih", rnd, lstm, 4 * h, h);
+        weights.uniform("lstm.w_hh", rnd, lstm, 4 * h, h);
+        weights.uniform("lstm.b_ih", rnd, lstm, 4 * h);
+        weights.uniform("lstm.b_hh", rnd, lstm, 4 * h);
+        weights.uniform("head.w1", rnd, Math.sqrt(6.0 / (h + 5)), h + 5, h);
+        weights.zeros("head.b1", h);
+        weights.uniform("head.w2", rnd, 0.01 * Math.sqrt(6.0 / h), h, 1); // starts as the bound
+        weights.zeros("head.b2", 1);
         this.portShare = manager.create(layout.portShare(), new Shape(layout.groups().size(), layout.ports().size()));
     }
 
-    private void uniform(String name, SplittableRandom rnd, double bound, long... shape) {
-        Shape s = new Shape(shape);
-        float[] v = new float[(int) s.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (float) ((2 * rnd.nextDouble() - 1) * bound);
-        }
-        add(name, manager.create(v, s));
-    }
 
-    private void add(String name, NDArray a) {
-        a.setRequiresGradient(true);
-        params.put(name, a);
-    }
 
-    private NDArray p(String name) {
-        return params.get(name);
-    }
 
-    private static NDArray leaky(NDArray x) {
-        return x.maximum(x.mul(0.1f));
-    }
 
     /**
      * Predicted cycles per iteration [blocks × 1].
@@ -88,16 +73,16 @@ final class SurrogateNetwork implements AutoCloseable {
      */
     NDArray forward(SurrogateBatch b, NDArray rows, NDArray globals, NDManager m) {
         int h = config.hidden();
-        NDArray bag = Rows.segmentSum(m, Rows.gather(m, p("embedding"), b.tokens), b.tokenInstruction, b.instructions);
+        NDArray bag = Rows.segmentSum(m, Rows.gather(m, w("embedding"), b.tokens), b.tokenInstruction, b.instructions);
         NDArray zero = m.create(b.zeroIdiom, new Shape(b.instructions, 1));
         NDArray live = zero.neg().add(1f);
         NDArray scale = m.create(new float[] {0.1f, 0.01f}, new Shape(1, 2));
         NDArray scaledGlobals = globals.mul(scale);
         NDArray perInstructionGlobals = Rows.gather(m, scaledGlobals, b.instructionBlock);
         NDArray x = NDArrays.concat(new NDList(bag, rows.mul(0.1f), zero, perInstructionGlobals), 1);
-        x = leaky(x.matMul(p("in.w")).add(p("in.b")));
+        x = Parameters.leaky(x.matMul(w("in.w")).add(w("in.b")));
         NDArray sequence = Rows.gather(m, x, b.blockInstructions).reshape(b.blocks, b.maxInstructions, h);
-        NDArray states = Lstm.run(sequence, p("lstm.w_ih"), p("lstm.w_hh"), p("lstm.b_ih"), p("lstm.b_hh"), m);
+        NDArray states = Lstm.run(sequence, w("lstm.w_ih"), w("lstm.w_hh"), w("lstm.b_ih"), w("lstm.b_hh"), m);
         NDArray last = Rows.gather(m, states.reshape(-1, h), b.lastInstruction);
         // The analytical bound.
         NDArray uops = Rows.segmentSum(m, rows.get(new NDIndex(":, 0:1")).maximum(1f), b.instructionBlock, b.blocks)
@@ -113,9 +98,13 @@ final class SurrogateNetwork implements AutoCloseable {
         NDArray bounds = NDArrays.concat(new NDList(uops, ports, chain), 1).maximum(0f);
         NDArray bound = bounds.max(new int[] {1}, true).maximum(0.1f);
         NDArray features = NDArrays.concat(new NDList(last, bounds.add(1f).log(), scaledGlobals), 1);
-        NDArray correction = leaky(features.matMul(p("head.w1")).add(p("head.b1"))).matMul(p("head.w2"))
-                .add(p("head.b2"));
+        NDArray correction = Parameters.leaky(features.matMul(w("head.w1")).add(w("head.b1"))).matMul(w("head.w2"))
+                .add(w("head.b2"));
         return bound.mul(correction.clip(-5f, 5f).exp());
+    }
+
+    private NDArray w(String name) {
+        return weights.get(name);
     }
 
     @Override

@@ -4,12 +4,11 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import dev.basalt.core.training.Lstm;
+import dev.basalt.core.training.Parameters;
 import dev.basalt.core.training.Rows;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -27,67 +26,52 @@ final class IthemalNetwork implements AutoCloseable {
     final IthemalConfig config;
     final int heads;
     private final NDManager manager;
-    final Map<String, NDArray> params = new LinkedHashMap<>();
+    private final Parameters weights;
+    final Map<String, NDArray> params;
 
     IthemalNetwork(NDManager parent, IthemalConfig config, int vocabulary, int heads) {
         this.config = config;
         this.heads = heads;
         this.manager = parent.newSubManager();
+        this.weights = new Parameters(manager);
+        this.params = weights.map();
         SplittableRandom rnd = new SplittableRandom(config.seed());
         int e = config.embedding();
         int h = config.hidden();
         double lstm = 1 / Math.sqrt(h);
-        uniform("embedding", rnd, 1.0, vocabulary, e);
+        weights.uniform("embedding", rnd, 1.0, vocabulary, e);
         for (String name : new String[] {"token", "instruction"}) {
             int in = name.equals("token") ? e : h;
-            uniform(name + ".w_ih", rnd, lstm, 4 * h, in);
-            uniform(name + ".w_hh", rnd, lstm, 4 * h, h);
-            uniform(name + ".b_ih", rnd, lstm, 4 * h);
-            uniform(name + ".b_hh", rnd, lstm, 4 * h);
+            weights.uniform(name + ".w_ih", rnd, lstm, 4 * h, in);
+            weights.uniform(name + ".w_hh", rnd, lstm, 4 * h, h);
+            weights.uniform(name + ".b_ih", rnd, lstm, 4 * h);
+            weights.uniform(name + ".b_hh", rnd, lstm, 4 * h);
         }
         if (config.hasPrior()) {
-            uniform("prior.w", rnd, 1 / Math.sqrt(heads), heads, h);
+            weights.uniform("prior.w", rnd, 1 / Math.sqrt(heads), heads, h);
         }
         for (int c = 0; c < heads; c++) {
-            uniform("head" + c + ".w1", rnd, Math.sqrt(6.0 / h), h, h);
-            add("head" + c + ".b1", manager.zeros(new Shape(h)));
+            weights.uniform("head" + c + ".w1", rnd, Math.sqrt(6.0 / h), h, h);
+            weights.zeros("head" + c + ".b1", h);
             // With a prior the network starts as the prior (correction ≈ 0).
-            uniform("head" + c + ".w2", rnd, (config.hasPrior() ? 0.01 : 1) * Math.sqrt(6.0 / h), h, 1);
-            add("head" + c + ".b2", manager.zeros(new Shape(1)));
+            weights.uniform("head" + c + ".w2", rnd, (config.hasPrior() ? 0.01 : 1) * Math.sqrt(6.0 / h), h, 1);
+            weights.zeros("head" + c + ".b2", 1);
         }
     }
 
-    private void uniform(String name, SplittableRandom rnd, double bound, long... shape) {
-        Shape s = new Shape(shape);
-        float[] v = new float[(int) s.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (float) ((2 * rnd.nextDouble() - 1) * bound);
-        }
-        add(name, manager.create(v, s));
-    }
 
-    private void add(String name, NDArray a) {
-        a.setRequiresGradient(true);
-        params.put(name, a);
-    }
 
-    private NDArray p(String name) {
-        return params.get(name);
-    }
 
-    private static NDArray leaky(NDArray x) {
-        return x.maximum(x.mul(0.1f));
-    }
 
     private NDArray lstm(String name, NDArray input, NDManager m) {
-        return Lstm.run(input, p(name + ".w_ih"), p(name + ".w_hh"), p(name + ".b_ih"), p(name + ".b_hh"), m);
+        return Lstm.run(input, w(name + ".w_ih"), w(name + ".w_hh"), w(name + ".b_ih"), w(name + ".b_hh"), m);
     }
 
     /** Block predictions [blocks × heads] in cycles per iteration. */
     NDArray forward(IthemalBatch b, NDManager m) {
         int h = config.hidden();
         // Gathers are sparse products: reproducible gradients (see Rows).
-        NDArray embedded = Rows.gather(m, p("embedding"), b.tokens);
+        NDArray embedded = Rows.gather(m, w("embedding"), b.tokens);
         NDArray tokenStates = lstm("token", embedded.reshape(b.instructions, b.maxTokens, config.embedding()), m);
         NDArray instructions = Rows.gather(m, tokenStates.reshape(-1, h), b.lastToken);
         NDArray sequence = Rows.gather(m, instructions, b.blockInstructions).reshape(b.blocks, b.maxInstructions, h);
@@ -96,17 +80,21 @@ final class IthemalNetwork implements AutoCloseable {
         NDArray prior = null;
         if (config.hasPrior()) {
             prior = m.create(b.prior, new Shape(b.blocks, heads));
-            block = block.add(prior.add(1f).log().matMul(p("prior.w")));
+            block = block.add(prior.add(1f).log().matMul(w("prior.w")));
         }
         NDList perHead = new NDList();
         for (int c = 0; c < heads; c++) {
-            perHead.add(leaky(block.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
-                    .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
+            perHead.add(Parameters.leaky(block.matMul(w("head" + c + ".w1")).add(w("head" + c + ".b1")))
+                    .matMul(w("head" + c + ".w2")).add(w("head" + c + ".b2")));
         }
         NDArray out = perHead.size() == 1
                 ? perHead.get(0) // DJL's concat of one array drops it from the gradient graph
                 : NDArrays.concat(perHead, 1);
         return prior == null ? out : out.add(prior);
+    }
+
+    private NDArray w(String name) {
+        return weights.get(name);
     }
 
     @Override
