@@ -1,5 +1,6 @@
 package dev.basalt.difftune;
 
+import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;
 
@@ -64,13 +65,6 @@ public final class SimulatorRefiner {
         return blocks.parallelStream().mapToDouble(b -> sim.run(b, options).cyclesPerIteration()).toArray();
     }
 
-    static double mape(double[] predicted, double[] measured) {
-        double s = 0;
-        for (int i = 0; i < predicted.length; i++) {
-            s += Math.abs(predicted[i] - measured[i]) / measured[i];
-        }
-        return predicted.length == 0 ? Double.NaN : s / predicted.length;
-    }
 
     /**
      * Refines {@code start}.
@@ -122,7 +116,7 @@ public final class SimulatorRefiner {
         forms.forEach(f -> units.add(List.of(f)));
         Simulator defaultResolver = new Simulator(defaults);
         SimulatorParams best = start;
-        double bestValidation = mape(simulate(start, validation, options), validationMeasured);
+        double bestValidation = Metrics.mape(simulate(start, validation, options), validationMeasured);
         SimulatorParams current = start;
         double[] predicted = simulate(current, train, options);
         for (int pass = 1; pass <= settings.passes(); pass++) {
@@ -191,8 +185,8 @@ public final class SimulatorRefiner {
                 }
             }
             current = withForms(current, rows);
-            double trainMape = mape(predicted, trainMeasured);
-            double validationMape = mape(simulate(current, validation, options), validationMeasured);
+            double trainMape = Metrics.mape(predicted, trainMeasured);
+            double validationMape = Metrics.mape(simulate(current, validation, options), validationMeasured);
             onPass.accept(new Pass(pass, trainMape, validationMape, changed));
             if (validationMape < bestValidation) {
                 bestValidation = validationMape;

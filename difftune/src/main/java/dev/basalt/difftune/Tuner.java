@@ -226,9 +226,9 @@ public final class Tuner {
                                List<BasicBlock> validation, double[] validationY, List<BasicBlock> test,
                                double[] testY, Simulator.Options options) {
         double[] test1 = SimulatorRefiner.simulate(table, test, options);
-        return new Stage(name, SimulatorRefiner.mape(SimulatorRefiner.simulate(table, train, options), trainY),
-                SimulatorRefiner.mape(SimulatorRefiner.simulate(table, validation, options), validationY),
-                SimulatorRefiner.mape(test1, testY), Metrics.kendallTauB(test1, testY));
+        return new Stage(name, Metrics.mape(SimulatorRefiner.simulate(table, train, options), trainY),
+                Metrics.mape(SimulatorRefiner.simulate(table, validation, options), validationY),
+                Metrics.mape(test1, testY), Metrics.kendallTauB(test1, testY));
     }
 
     /** Rows of {@code tuned} that differ from what {@code initial} resolves the form to, largest change first. */

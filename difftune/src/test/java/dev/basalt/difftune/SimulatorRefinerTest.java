@@ -3,6 +3,7 @@ package dev.basalt.difftune;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Metrics;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
@@ -39,13 +40,13 @@ class SimulatorRefinerTest {
         List<BasicBlock> validation = all.subList(400, 600);
         double[] trainY = SimulatorRefiner.simulate(truth, train, options);
         double[] validationY = SimulatorRefiner.simulate(truth, validation, options);
-        double before = SimulatorRefiner.mape(SimulatorRefiner.simulate(HSW, validation, options), validationY);
+        double before = Metrics.mape(SimulatorRefiner.simulate(HSW, validation, options), validationY);
         assertTrue(before > 0.03, "the planted change must matter: " + before);
 
         List<SimulatorRefiner.Pass> passes = new ArrayList<>();
         SimulatorParams refined = new SimulatorRefiner(new SimulatorRefiner.Settings(4, 3, 0.002), options, HSW)
                 .refine(HSW, train, trainY, validation, validationY, passes::add, done -> { });
-        double after = SimulatorRefiner.mape(SimulatorRefiner.simulate(refined, validation, options), validationY);
+        double after = Metrics.mape(SimulatorRefiner.simulate(refined, validation, options), validationY);
         assertTrue(after < 0.2 * before, "validation MAPE " + before + " -> " + after + " " + passes);
         assertEquals(load.latency() + 2, refined.forms().get("MOV r64, m64").latency(), passes.toString());
         assertEquals(lea.uops() + 1, refined.forms().get("LEA r64, m").uops(), passes.toString());

@@ -3,6 +3,7 @@ package dev.basalt.difftune;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Metrics;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
@@ -61,7 +62,7 @@ class TunerTest {
         SimulatorParams back = SimulatorParams.read(out);
         assertEquals(r.tuned(), back);
         double[] y = validation.stream().mapToDouble(b -> b.throughput(Microarchitecture.HASWELL).orElseThrow()).toArray();
-        assertEquals(chosen.validationMape(), SimulatorRefiner.mape(SimulatorRefiner.simulate(back,
+        assertEquals(chosen.validationMape(), Metrics.mape(SimulatorRefiner.simulate(back,
                 validation.stream().map(LabelledBlock::block).toList(), Simulator.Options.defaults()), y), 1e-12);
 
         // Deterministic: the same run from scratch (new sample files) gives the same table.
