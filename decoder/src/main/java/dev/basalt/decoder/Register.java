@@ -47,6 +47,15 @@ public record Register(int id, String name, RegisterClass registerClass, int wid
         return (registerClass == RegisterClass.GPR8 || registerClass == RegisterClass.GPR16) && id != enclosingId;
     }
 
+    /**
+     * Every register Zydis knows in 64-bit mode, indexed by id (index 0 is {@link #NONE}).
+     *
+     * @throws ZydisUnavailableException when the Zydis library cannot be loaded
+     */
+    public static java.util.List<Register> all() {
+        return Zydis.get().registers();
+    }
+
     @Override
     public String toString() {
         return name;

@@ -63,6 +63,7 @@ final class Zydis {
     private static final int I_MNEMONIC = 4;
     private static final int I_LENGTH = 8;
     private static final int I_OPERAND_COUNT = 24;
+    private static final int I_OPERAND_COUNT_VISIBLE = 25;
     private static final int I_ATTRIBUTES = 32;
     private static final int I_CPU_FLAGS = 40;
     private static final int I_CATEGORY = 92;
@@ -113,6 +114,7 @@ final class Zydis {
     private final Memory decoder;
     private final Memory formatter;
     private final String[] mnemonics;
+    private final Map<String, Integer> mnemonicIds = new java.util.HashMap<>();
     private final Register[] registers;
     private final String[] categories;
     private final String[] isaSets;
@@ -126,6 +128,9 @@ final class Zydis {
         final Memory input = new Memory(MAX_BLOCK_BYTES);
         final Memory out = new Memory(INSTRUCTION_SIZE + OPERAND_SIZE * MAX_OPERANDS);
         final Memory text = new Memory(256);
+        final Memory request = new Memory(EncoderRequest.SIZE);
+        /** Encoder output (15 bytes at most) followed by the 8-byte in/out length. */
+        final Memory encoded = new Memory(16 + 8);
         final ByteBuffer outView = out.getByteBuffer(0, out.size()).order(ByteOrder.LITTLE_ENDIAN);
         final byte[] copy = new byte[(int) out.size()];
         final ByteBuffer heap = ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
@@ -157,6 +162,9 @@ final class Zydis {
         mnemonics = new String[MNEMONIC_MAX + 1];
         for (int i = 0; i <= MNEMONIC_MAX; i++) {
             mnemonics[i] = string(ZydisNative.ZydisMnemonicGetString(i), "invalid");
+            if (i > 0) {
+                mnemonicIds.putIfAbsent(mnemonics[i], i);
+            }
         }
         registers = new Register[REGISTER_MAX + 1];
         registers[0] = Register.NONE;
@@ -315,6 +323,76 @@ final class Zydis {
                 s.outAddress + INSTRUCTION_SIZE, (byte) operandCount, s.textAddress, s.text.size(), runtimeAddress,
                 0L), "ZydisFormatterFormatInstruction");
         return s.text.getString(0, StandardCharsets.US_ASCII.name());
+    }
+
+    /**
+     * The encoder request that re-creates one instruction ({@code ZydisEncoderDecodedInstructionToEncoderRequest}
+     * over its visible operands), as the 400 bytes of the C struct.
+     *
+     * @throws DecodeException when the bytes are not one valid instruction
+     * @throws EncodeException when Zydis cannot express the instruction as an encoder request
+     */
+    byte[] request(byte[] bytes) {
+        if (bytes.length == 0 || bytes.length > 15) {
+            throw new DecodeException(0, "an x86 instruction is 1..15 bytes, got " + bytes.length);
+        }
+        Scratch s = scratch.get();
+        s.input.write(0, bytes, 0, bytes.length);
+        int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress, bytes.length,
+                s.outAddress, s.outAddress + INSTRUCTION_SIZE);
+        if ((status & STATUS_FAILURE_BIT) != 0) {
+            throw new DecodeException(0, reason(status, bytes.length));
+        }
+        if (Byte.toUnsignedInt(s.outView.get(I_LENGTH)) != bytes.length) {
+            throw new DecodeException(Byte.toUnsignedInt(s.outView.get(I_LENGTH)), "more than one instruction");
+        }
+        int visible = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT_VISIBLE)));
+        long request = Pointer.nativeValue(s.request);
+        s.request.clear();
+        status = ZydisNative.ZydisEncoderDecodedInstructionToEncoderRequest(s.outAddress,
+                s.outAddress + INSTRUCTION_SIZE, (byte) visible, request);
+        if ((status & STATUS_FAILURE_BIT) != 0) {
+            throw new EncodeException("Zydis cannot turn " + Hex.format(bytes) + " into an encoder request (status 0x"
+                    + Integer.toHexString(status) + ")");
+        }
+        return s.request.getByteArray(0, EncoderRequest.SIZE);
+    }
+
+    /**
+     * Encodes one request (the 400 bytes of a {@code ZydisEncoderRequest}). Zydis validates every field
+     * (mnemonic, operand count, register ids) before it uses them, and writes at most the 15 bytes it is given.
+     *
+     * @throws EncodeException when no encoding of the request exists
+     */
+    byte[] encode(byte[] request) {
+        if (request.length != EncoderRequest.SIZE) {
+            throw new IllegalArgumentException("an encoder request is " + EncoderRequest.SIZE + " bytes");
+        }
+        Scratch s = scratch.get();
+        s.request.write(0, request, 0, request.length);
+        s.encoded.setLong(16, 15);
+        long out = Pointer.nativeValue(s.encoded);
+        int status = ZydisNative.ZydisEncoderEncodeInstruction(Pointer.nativeValue(s.request), out, out + 16);
+        if ((status & STATUS_FAILURE_BIT) != 0) {
+            throw new EncodeException("no encoding exists for this request (Zydis status 0x"
+                    + Integer.toHexString(status) + ")");
+        }
+        long length = s.encoded.getLong(16);
+        if (length <= 0 || length > 15) {
+            throw new EncodeException("Zydis returned an encoding of " + length + " bytes");
+        }
+        return s.encoded.getByteArray(0, (int) length);
+    }
+
+    /** Zydis' id of a mnemonic, or -1 when there is none of that name. */
+    int mnemonicId(String mnemonic) {
+        Integer id = mnemonicIds.get(mnemonic);
+        return id == null ? -1 : id;
+    }
+
+    /** The name of a Zydis mnemonic id ("invalid" outside the table). */
+    String mnemonic(int id) {
+        return mnemonics[bounded(id, MNEMONIC_MAX)];
     }
 
     private static String reason(int status, int remaining) {

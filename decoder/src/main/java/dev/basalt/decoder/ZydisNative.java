@@ -29,6 +29,11 @@ final class ZydisNative {
                                                       byte operandCount, long buffer, long length,
                                                       long runtimeAddress, long userData);
 
+    static native int ZydisEncoderDecodedInstructionToEncoderRequest(long instruction, long operands,
+                                                                     byte operandCountVisible, long request);
+
+    static native int ZydisEncoderEncodeInstruction(long request, long buffer, long length);
+
     static native Pointer ZydisMnemonicGetString(int mnemonic);
 
     static native Pointer ZydisRegisterGetString(int register);

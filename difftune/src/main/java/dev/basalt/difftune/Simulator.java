@@ -137,6 +137,49 @@ public final class Simulator {
         return form;
     }
 
+    /**
+     * The bottleneck of {@code block}: runs it, then compares what it measured with the three bounds — the
+     * dispatch width, the busiest port, the loop-carried latency chain ({@link CriticalPath}) — and names the
+     * largest (ties go to the chain, then ports: the more specific explanation).
+     */
+    public Bottleneck bottleneck(BasicBlock block, Options options) {
+        Result r = run(block, options);
+        int n = block.size();
+        double uops = 0;
+        float[] latency = new float[n];
+        float[] readAdvance = new float[n];
+        for (int i = 0; i < n; i++) {
+            Instruction insn = block.instruction(i);
+            InstructionParams row = resolve(insn.form()).row();
+            boolean zero = insn.idiom() == Idiom.ZERO;
+            uops += Math.max(1, row.uops());
+            latency[i] = zero ? 0f : Math.max(0, row.latency());
+            readAdvance[i] = Math.max(0, row.readAdvance());
+        }
+        double dispatch = uops / params.dispatchWidth();
+        double port = 0;
+        String busiest = "";
+        double[] pc = r.portCycles();
+        for (int p = 0; p < pc.length; p++) {
+            if (pc[p] > port) {
+                port = pc[p];
+                busiest = params.ports().get(p);
+            }
+        }
+        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOps(block)), latency, readAdvance);
+        double chain = 0;
+        List<Integer> onChain = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
+            if (c[0][i] > 0) {
+                onChain.add(i);
+            }
+        }
+        Bottleneck.Kind kind = chain >= port && chain >= dispatch ? Bottleneck.Kind.DEPENDENCY_CHAIN
+                : port >= dispatch ? Bottleneck.Kind.PORT_PRESSURE : Bottleneck.Kind.DISPATCH_WIDTH;
+        return new Bottleneck(kind, r.cyclesPerIteration(), dispatch, port, busiest, Math.max(0, chain), onChain);
+    }
+
     /** Simulates {@code block}. */
     public Result run(BasicBlock block, Options options) {
         int n = block.size();

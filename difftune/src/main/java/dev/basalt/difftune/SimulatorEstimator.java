@@ -63,6 +63,18 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         return simulators.isEmpty() ? Set.of() : EnumSet.copyOf(simulators.keySet());
     }
 
+    /** What limits {@code block} on {@code uarch} in this simulator (see {@link Simulator#bottleneck}). */
+    public Bottleneck bottleneck(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        return simulators.get(uarch).bottleneck(block, options);
+    }
+
+    /** The parameter table used for {@code uarch}. */
+    public SimulatorParams params(Microarchitecture uarch) {
+        checkSupported(uarch);
+        return simulators.get(uarch).params();
+    }
+
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
         checkSupported(uarch);

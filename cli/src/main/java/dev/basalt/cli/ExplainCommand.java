@@ -1,0 +1,110 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.AtomicFiles;
+import dev.basalt.core.Estimators;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.explain.Anchors;
+import dev.basalt.explain.Explainer;
+import dev.basalt.explain.Explanation;
+import dev.basalt.explain.Reports;
+import dev.basalt.explain.Shapley;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code basalt explain}: why a model predicts what it does for one block — COMET-style anchors, Shapley
+ * attributions over instruction removal, and the simulator's bottleneck — as text, JSON or one HTML page.
+ */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = "Explain a model's prediction for one block: anchors (which instructions and dependencies "
+                + "keep the prediction where it is), per-instruction contributions, the simulator's bottleneck.")
+final class ExplainCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "1", paramLabel = "HEX", description = "The block as hex.")
+    String hex;
+
+    @Option(names = "--model", defaultValue = "granite",
+            description = "granite, ithemal, simulator, simulator-default, simulator-untuned or crude (COMET's crude "
+                    + "analytical model, Haswell only); default ${DEFAULT-VALUE}.")
+    String model;
+
+    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
+    String mcpu;
+
+    @Option(names = "--method", defaultValue = "both", description = "anchors, shapley or both (default "
+            + "${DEFAULT-VALUE}).")
+    String method;
+
+    @Option(names = "--format", defaultValue = "text", description = "text, json or html (default ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Write to FILE (atomically) instead of standard "
+            + "output.")
+    Path out;
+
+    @Option(names = "--bucket", defaultValue = "0.5", description = "Width of a prediction bucket in cycles: a "
+            + "perturbation preserves the prediction when it stays in the original's bucket (default ${DEFAULT-VALUE}).")
+    double bucket;
+
+    @Option(names = "--threshold", defaultValue = "0.7", description = "Precision an anchor must reach (default "
+            + "${DEFAULT-VALUE}).")
+    double threshold;
+
+    @Option(names = "--coverage-samples", defaultValue = "10000", description = "Perturbations that estimate "
+            + "coverage (default ${DEFAULT-VALUE}).")
+    int coverageSamples;
+
+    @Option(names = "--permutations", defaultValue = "32", description = "Sampled permutations for Shapley "
+            + "(default ${DEFAULT-VALUE}).")
+    int permutations;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the perturbations and permutations "
+            + "(default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = spec.commandLine().getOut();
+        if (!java.util.List.of("text", "json", "html").contains(format)) {
+            throw new IllegalArgumentException("unknown format '" + format + "': use text, json or html");
+        }
+        Explainer.Method m = Explainer.Method.parse(method);
+        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        BasicBlock block = BasicBlock.fromHex(hex);
+        ThroughputEstimator estimator = Estimators.load(model);
+        estimator.checkSupported(uarch);
+        Anchors.Config anchors = Anchors.Config.defaults().withBucketWidth(bucket).withPrecisionThreshold(threshold)
+                .withCoverageSamples(coverageSamples).withSeed(seed);
+        Explainer explainer = Explainer.forCpu(uarch, new Explainer.Config(anchors, new Shapley.Config(permutations,
+                seed)));
+        Explanation e = explainer.explain(block, uarch, estimator, m);
+        String text = switch (format) {
+            case "json" -> Reports.json(e) + "\n";
+            case "html" -> Reports.html(e);
+            default -> Reports.text(e);
+        };
+        if (out != null) {
+            AtomicFiles.writeString(out, text);
+            spec.commandLine().getErr().println("wrote " + out);
+        } else {
+            stdout.print(text);
+            stdout.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.basalt.explain;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Dependency;
+import dev.basalt.difftune.Bottleneck;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything Basalt can say about why a model predicts what it does for one block: the anchor, the
+ * per-instruction attributions (sampled Shapley, and the model's own when it has them) and, for the
+ * simulator, the bottleneck it observed.
+ *
+ * @param block               the block
+ * @param model               the estimator's name
+ * @param uarch               the CPU
+ * @param prediction          predicted cycles per iteration
+ * @param modelContributions  the model's own per-instruction contributions (empty when it has none)
+ * @param modelBaseline       the part of the prediction the model attributes to no instruction
+ * @param anchor              the anchor, when asked for
+ * @param shapley             the Shapley attributions, when asked for
+ * @param bottleneck          the simulator's bottleneck (simulator estimators only)
+ * @param anchorSeconds       wall time of the anchor search
+ * @param shapleySeconds      wall time of the Shapley estimate
+ */
+public record Explanation(BasicBlock block, String model, Microarchitecture uarch, double prediction,
+                          List<Double> modelContributions, double modelBaseline, Optional<Anchors.Result> anchor,
+                          Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck, double anchorSeconds,
+                          double shapleySeconds) {
+
+    public Explanation {
+        Objects.requireNonNull(block, "block");
+        Objects.requireNonNull(model, "model");
+        Objects.requireNonNull(uarch, "uarch");
+        modelContributions = List.copyOf(modelContributions);
+        Objects.requireNonNull(anchor, "anchor");
+        Objects.requireNonNull(shapley, "shapley");
+        Objects.requireNonNull(bottleneck, "bottleneck");
+    }
+
+    /**
+     * The per-instruction contributions to show: Shapley's when computed (comparable across models), else the
+     * model's own; empty when there are neither.
+     */
+    public List<Double> contributions() {
+        return shapley.map(Shapley.Result::contributions).orElse(modelContributions);
+    }
+
+    /** The block's dependencies within one iteration and across the back-edge. */
+    public List<Dependency> dependencies() {
+        return block.dependencyGraph().edges();
+    }
+}
