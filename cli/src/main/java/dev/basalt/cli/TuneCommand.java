@@ -12,10 +12,6 @@ import dev.basalt.difftune.SimulatorParams;
 import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.Tuner;
-import me.tongfei.progressbar.ConsoleProgressBarConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -152,7 +148,7 @@ final class TuneCommand implements Callable<Integer> {
                 uarch.llvmName(), train.size(), validation.size(), test.size(), pool.size(), workDir);
         o.flush();
         long t0 = System.nanoTime();
-        Bars bars = new Bars(o);
+        ProgressBars bars = new ProgressBars(o);
         Tuner.Report report;
         try {
             report = Tuner.tune(uarch, initial, new ArrayList<>(pool.values()), train, validation, test, config,
@@ -205,43 +201,5 @@ final class TuneCommand implements Callable<Integer> {
     static String row(dev.basalt.difftune.InstructionParams r) {
         return String.format(Locale.ROOT, "uops %d lat %d ra %d %s", r.uops(), r.latency(), r.readAdvance(),
                 r.ports());
-    }
-
-    /** One progress bar per phase (on stderr); log lines on stdout. */
-    private static final class Bars implements Tuner.Listener, AutoCloseable {
-        private final PrintWriter out;
-        private ProgressBar bar;
-
-        Bars(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public void phase(String name, long total) {
-            close();
-            bar = new ProgressBarBuilder().setTaskName(name).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
-                    .setUpdateIntervalMillis(1000).setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
-        }
-
-        @Override
-        public void progress(long done) {
-            if (bar != null) {
-                bar.stepTo(Math.min(done, bar.getMax()));
-            }
-        }
-
-        @Override
-        public void message(String line) {
-            out.println(line);
-            out.flush();
-        }
-
-        @Override
-        public void close() {
-            if (bar != null) {
-                bar.close();
-                bar = null;
-            }
-        }
     }
 }

@@ -369,6 +369,20 @@ public final class LlvmMcaImporter {
         return out;
     }
 
+    /** Whether {@code command} (llvm-mc or llvm-mca) runs here ({@code command --version} exits with 0). */
+    public static boolean available(String command) {
+        try {
+            Process p = new ProcessBuilder(command, "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     private record Output(int exit, String out, String err) {
     }
 

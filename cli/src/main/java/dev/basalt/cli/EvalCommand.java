@@ -1,0 +1,115 @@
+package dev.basalt.cli;
+
+import dev.basalt.bench.EvalReport;
+import dev.basalt.bench.Evaluator;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.Split;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code basalt eval}: every estimator on the same blocks, with the same metrics, written as a Markdown table,
+ * CSVs and PNG plots.
+ */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+        description = "Measure estimators on the same blocks: MAPE, median and percentile APE, Kendall's tau, "
+                + "Spearman's rho, coverage and speed per CPU; writes results.md, results.csv, predictions.csv and "
+                + "PNG plots.")
+final class EvalCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--models", split = ",", defaultValue = "granite,ithemal,simulator,simulator-default,llvm-mca",
+            description = "Comma-separated estimators (any of basalt predict's models, and llvm-mca for llvm-mca-14 "
+                    + "itself); default ${DEFAULT-VALUE}.")
+    List<String> models;
+
+    @Option(names = "--mcpu", split = ",", description = "CPUs (default: haswell, skylake, ivybridge).")
+    List<String> mcpu;
+
+    @Option(names = "--split", defaultValue = "test", description = "train, validation, test or all (default "
+            + "${DEFAULT-VALUE}).")
+    String split;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "eval", description = "Output folder (default "
+            + "${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--llvm-mca", defaultValue = "llvm-mca-14", description = "llvm-mca command (default "
+            + "${DEFAULT-VALUE}).")
+    String llvmMca;
+
+    @Option(names = "--llvm-mc", defaultValue = "llvm-mc-14", description = "llvm-mc command (default "
+            + "${DEFAULT-VALUE}).")
+    String llvmMc;
+
+    @Option(names = "--debug", description = "Print stack traces of errors.")
+    boolean debug;
+
+    static Optional<Split> parseSplit(String s) {
+        if (s.equalsIgnoreCase("all")) {
+            return Optional.empty();
+        }
+        for (Split x : Split.values()) {
+            if (x.name().equalsIgnoreCase(s)) {
+                return Optional.of(x);
+            }
+        }
+        throw new IllegalArgumentException("unknown split '" + s + "': use train, validation, test or all");
+    }
+
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+        } catch (java.io.IOException | RuntimeException ignored) {
+            // not Linux: say less
+        }
+        return String.format(Locale.ROOT, "%s, %d hardware threads, %d GB, Java %s", cpu,
+                Runtime.getRuntime().availableProcessors(),
+                Math.round(((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                        .getOperatingSystemMXBean()).getTotalMemorySize() / 1e9), System.getProperty("java.version"));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter o = spec.commandLine().getOut();
+        List<String> known = new java.util.ArrayList<>(dev.basalt.core.Estimators.available());
+        known.add(Evaluator.LLVM_MCA);
+        for (String m : models) {
+            if (!known.contains(m)) {
+                throw new IllegalArgumentException("unknown model '" + m + "': use " + String.join(", ", known));
+            }
+        }
+        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Arrays.asList(Microarchitecture.values())
+                : mcpu.stream().map(Microarchitecture::parse).toList();
+        Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split), llvmMc, llvmMca);
+        long t0 = System.nanoTime();
+        Evaluator.Result result;
+        try (ProgressBars bars = new ProgressBars(o)) {
+            result = Evaluator.run(Dataset.bundled(), config, bars);
+        }
+        String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
+                + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split;
+        List<Path> files = EvalReport.write(result, out, command, machine());
+        o.println();
+        o.print(EvalReport.markdown(result, command, machine()));
+        o.printf(Locale.ROOT, "%nwrote %s in %.1f min%n", String.join(", ", files.stream().map(Path::toString)
+                .toList()), (System.nanoTime() - t0) / 60e9);
+        return 0;
+    }
+}

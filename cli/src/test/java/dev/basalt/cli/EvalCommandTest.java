@@ -1,0 +1,98 @@
+package dev.basalt.cli;
+
+import dev.basalt.datasets.Metrics;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.imageio.ImageIO;
+import java.awt.image.BufferedImage;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code basalt eval} end to end on the bundled Haswell test split (simulators only, to stay quick). */
+class EvalCommandTest {
+
+    @Test
+    void writesTablesPredictionsAndPlotsWhoseFiguresAgree(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("eval");
+        CliRun r = CliRun.of("eval", "--models", "simulator,simulator-default,llvm-mca", "--mcpu", "haswell",
+                "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        for (String f : List.of("results.md", "results.csv", "predictions.csv", "scatter-haswell.png",
+                "mape-by-size.png", "mape-by-source.png")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        try (var files = Files.list(out)) {
+            assertEquals(6, files.count(), "nothing else, no temporary files");
+        }
+        // predictions.csv: one row per block and estimator; recomputing MAPE from it gives results.csv's figure.
+        Map<String, List<double[]>> byModel = new TreeMap<>();
+        int rows = 0;
+        try (Reader in = Files.newBufferedReader(out.resolve("predictions.csv"))) {
+            for (CSVRecord rec : CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).build().parse(in)) {
+                rows++;
+                if (!rec.get("predicted").isEmpty()) {
+                    byModel.computeIfAbsent(rec.get("estimator"), k -> new ArrayList<>()).add(new double[] {
+                        Double.parseDouble(rec.get("predicted")), Double.parseDouble(rec.get("measured"))});
+                }
+            }
+        }
+        boolean llvmMca = byModel.containsKey("llvm-mca");
+        int blocks = byModel.get("simulator").size();
+        assertTrue(blocks > 900, "Haswell test split: " + blocks);
+        assertEquals(3 * blocks, rows);
+        try (Reader in = Files.newBufferedReader(out.resolve("results.csv"))) {
+            for (CSVRecord rec : CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).build().parse(in)) {
+                String m = rec.get("estimator");
+                if (m.equals("llvm-mca") && !llvmMca) {
+                    assertTrue(rec.get("note").contains("skipped"), rec.toString());
+                    continue;
+                }
+                List<double[]> pm = byModel.get(m);
+                double[] p = pm.stream().mapToDouble(x -> x[0]).toArray();
+                double[] y = pm.stream().mapToDouble(x -> x[1]).toArray();
+                assertEquals(Metrics.mape(p, y), Double.parseDouble(rec.get("mape")), 1e-12, m);
+                assertEquals(pm.size(), Integer.parseInt(rec.get("predicted")), m);
+            }
+        }
+        String md = Files.readString(out.resolve("results.md"));
+        assertTrue(md.contains("| HASWELL | simulator | " + blocks + " / " + blocks + " |")
+                || md.contains("| haswell | simulator | " + blocks + " / " + blocks + " |"), md);
+        BufferedImage scatter = ImageIO.read(out.resolve("scatter-haswell.png").toFile());
+        assertNotNull(scatter);
+        assertEquals(3 * 420, scatter.getWidth(), "one panel per estimator");
+        assertTrue(r.out().contains("| estimator |") || r.out().contains("estimator"), r.out());
+    }
+
+    @Test
+    void anUnknownModelIsBadInputAndWritesNothing(@TempDir Path dir) {
+        Path out = dir.resolve("eval");
+        CliRun r = CliRun.of("eval", "--models", "simulator,oracle", "--out", out.toString());
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("unknown model 'oracle'"), r.err());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void aMissingLlvmMcaIsSkippedWithANote(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("eval");
+        CliRun r = CliRun.of("eval", "--models", "simulator,llvm-mca", "--mcpu", "ivybridge", "--llvm-mca",
+                "no-such-llvm-mca", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        String md = Files.readString(out.resolve("results.md"));
+        assertTrue(md.contains("llvm-mca | 0 / "), md);
+        assertTrue(md.contains("skipped: no-such-llvm-mca is not installed"), md);
+    }
+}

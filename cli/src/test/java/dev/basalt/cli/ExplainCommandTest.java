@@ -1,0 +1,90 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code basalt explain} end to end: the three formats, the simulator's bottleneck, bad input. */
+class ExplainCommandTest {
+
+    // add rax, rbx; add rcx, rdx; div rsi; add r8, r9
+    private static final String DIV_BLOCK = "4801d84801d148f7f64d01c8";
+
+    @Test
+    void jsonExplainsTheSimulatorsDivBlock() throws Exception {
+        CliRun r = CliRun.of("explain", "--model", "simulator", "--format", "json", "--coverage-samples", "2000",
+                DIV_BLOCK);
+        assertEquals(0, r.exit(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals("simulator", j.get("model").asText());
+        assertEquals(4, j.get("instructions").size());
+        assertEquals("div rsi", j.get("instructions").get(2).get("intel").asText());
+        double sum = 0;
+        int top = 0;
+        for (int i = 0; i < 4; i++) {
+            double v = j.get("instructions").get(i).get("shapley_cycles").asDouble();
+            sum += v;
+            if (v > j.get("instructions").get(top).get("shapley_cycles").asDouble()) {
+                top = i;
+            }
+        }
+        assertEquals(2, top, "the div contributes most");
+        assertEquals(j.get("cycles_per_iteration").asDouble(), sum, 1e-6);
+        assertEquals("dependency_chain", j.get("bottleneck").get("kind").asText());
+        JsonNode anchor = j.get("anchor");
+        assertTrue(anchor.get("meets_threshold").asBoolean());
+        assertTrue(anchor.get("precision").asDouble() >= 0.7);
+        assertFalse(anchor.get("features").isEmpty());
+        assertTrue(anchor.get("queries").asInt() > 1);
+    }
+
+    @Test
+    void htmlIsOneSelfContainedPageWrittenToAFile(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("explain.html");
+        CliRun r = CliRun.of("explain", "--model", "crude", "--format", "html", "--coverage-samples", "2000", "--bucket", "0.25",
+                "--out", out.toString(), DIV_BLOCK);
+        assertEquals(0, r.exit(), r.err());
+        assertEquals("", r.out());
+        String html = Files.readString(out);
+        assertTrue(html.startsWith("<!DOCTYPE html>"));
+        assertTrue(html.contains("div rsi") && html.contains("add r8, r9"), "every instruction is shown");
+        assertTrue(html.contains("class=\"chip\">dep(0,2,RAW)<"), "the crude model's true explanation is the anchor");
+        assertTrue(html.contains("<path d=\"M"), "dependency arrows");
+        assertFalse(html.contains("<script") || html.contains("http://") && !html.contains("http://www.w3.org/2000/svg"),
+                "no scripts, no external resources");
+        try (var files = Files.list(dir)) {
+            assertEquals(1, files.count(), "no temporary file left behind");
+        }
+    }
+
+    @Test
+    void textNamesTheAnchorAndTheContributions() {
+        CliRun r = CliRun.of("explain", "--model", "crude", "--method", "anchors", "--coverage-samples", "2000",
+                "--bucket", "0.25", DIV_BLOCK);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("crude on haswell: 10.75 cycles/iteration"), r.out());
+        assertTrue(r.out().contains("anchor: [dep(0,2,RAW)]"), r.out());
+    }
+
+    @Test
+    void badInputIsExitTwoWithOneLine() {
+        CliRun bad = CliRun.of("explain", "48f7");
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("truncated instruction"), bad.err());
+        assertEquals(1, bad.err().strip().lines().count(), bad.err());
+        CliRun method = CliRun.of("explain", "--method", "lime", DIV_BLOCK);
+        assertEquals(2, method.exit());
+        assertTrue(method.err().contains("unknown method 'lime'"), method.err());
+        CliRun cpu = CliRun.of("explain", "--model", "crude", "--mcpu", "skylake", DIV_BLOCK);
+        assertEquals(2, cpu.exit());
+        assertTrue(cpu.err().contains("crude has no model for"), cpu.err());
+    }
+}
