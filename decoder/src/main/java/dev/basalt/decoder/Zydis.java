@@ -309,8 +309,11 @@ final class Zydis {
         return out;
     }
 
-    /** Formats one instruction (its bytes) in Intel syntax. */
-    String format(byte[] bytes, long runtimeAddress) {
+    /** Decodes the first instruction of {@code bytes} (1..15 of them) into this thread's scratch buffers. */
+    private Scratch decodeOne(byte[] bytes) {
+        if (bytes.length == 0 || bytes.length > 15) {
+            throw new DecodeException(0, "an x86 instruction is 1..15 bytes, got " + bytes.length);
+        }
         Scratch s = scratch.get();
         s.input.write(0, bytes, 0, bytes.length);
         int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress, bytes.length,
@@ -318,6 +321,12 @@ final class Zydis {
         if ((status & STATUS_FAILURE_BIT) != 0) {
             throw new DecodeException(0, reason(status, bytes.length));
         }
+        return s;
+    }
+
+    /** Formats one instruction (its bytes) in Intel syntax. */
+    String format(byte[] bytes, long runtimeAddress) {
+        Scratch s = decodeOne(bytes);
         int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
         check(ZydisNative.ZydisFormatterFormatInstruction(Pointer.nativeValue(formatter), s.outAddress,
                 s.outAddress + INSTRUCTION_SIZE, (byte) operandCount, s.textAddress, s.text.size(), runtimeAddress,
@@ -333,16 +342,7 @@ final class Zydis {
      * @throws EncodeException when Zydis cannot express the instruction as an encoder request
      */
     byte[] request(byte[] bytes) {
-        if (bytes.length == 0 || bytes.length > 15) {
-            throw new DecodeException(0, "an x86 instruction is 1..15 bytes, got " + bytes.length);
-        }
-        Scratch s = scratch.get();
-        s.input.write(0, bytes, 0, bytes.length);
-        int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress, bytes.length,
-                s.outAddress, s.outAddress + INSTRUCTION_SIZE);
-        if ((status & STATUS_FAILURE_BIT) != 0) {
-            throw new DecodeException(0, reason(status, bytes.length));
-        }
+        Scratch s = decodeOne(bytes);
         if (Byte.toUnsignedInt(s.outView.get(I_LENGTH)) != bytes.length) {
             throw new DecodeException(Byte.toUnsignedInt(s.outView.get(I_LENGTH)), "more than one instruction");
         }
