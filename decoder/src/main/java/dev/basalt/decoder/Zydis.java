@@ -349,7 +349,7 @@ final class Zydis {
         int visible = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT_VISIBLE)));
         long request = Pointer.nativeValue(s.request);
         s.request.clear();
-        status = ZydisNative.ZydisEncoderDecodedInstructionToEncoderRequest(s.outAddress,
+        int status = ZydisNative.ZydisEncoderDecodedInstructionToEncoderRequest(s.outAddress,
                 s.outAddress + INSTRUCTION_SIZE, (byte) visible, request);
         if ((status & STATUS_FAILURE_BIT) != 0) {
             throw new EncodeException("Zydis cannot turn " + Hex.format(bytes) + " into an encoder request (status 0x"
