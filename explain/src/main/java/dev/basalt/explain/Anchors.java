@@ -33,7 +33,7 @@ import java.util.TreeSet;
  * <p>Bucket: a perturbed prediction p preserves the original c when |round(p / w) − c / w| &lt; 1, w the bucket
  * width (COMET's rule: half-cycle buckets for the learned models and uiCA, quarter cycles for the crude model).
  * Model queries go through {@link ThroughputEstimator#predictAll} in batches; identical perturbed blocks are
- * queried once. Deterministic for a given seed. Not thread-safe (create one per thread).
+ * queried once. Deterministic for a given seed. Thread-safe when the estimator is: each call has its own state.
  */
 public final class Anchors {
 

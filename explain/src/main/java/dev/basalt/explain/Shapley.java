@@ -21,7 +21,7 @@ import java.util.SplittableRandom;
  * added one by one and each is credited with the change it causes; antithetic pairs (a permutation and its
  * reverse) halve the variance for the same cost. Every permutation's credits add up to v(all) − v(∅), so
  * the estimate satisfies efficiency exactly (up to floating-point rounding), however few permutations.
- * Deterministic for a seed. Not thread-safe (create one per thread).
+ * Deterministic for a seed. Thread-safe when the estimator is: each call has its own state.
  */
 public final class Shapley {
 
