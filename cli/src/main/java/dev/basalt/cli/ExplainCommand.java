@@ -54,9 +54,10 @@ final class ExplainCommand implements Callable<Integer> {
             + "output.")
     Path out;
 
-    @Option(names = "--bucket", defaultValue = "0.5", description = "Width of a prediction bucket in cycles: a "
-            + "perturbation preserves the prediction when it stays in the original's bucket (default ${DEFAULT-VALUE}).")
-    double bucket;
+    @Option(names = "--bucket", defaultValue = "0.5", description = "Width of a prediction bucket: cycles (0.5), or "
+            + "a share of the prediction (5%%); a perturbation preserves the prediction when it stays in the "
+            + "original's bucket (default ${DEFAULT-VALUE}).")
+    String bucket;
 
     @Option(names = "--threshold", defaultValue = "0.7", description = "Precision an anchor must reach (default "
             + "${DEFAULT-VALUE}).")
@@ -77,6 +78,23 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--debug", description = "Print stack traces of errors.")
     boolean debug;
 
+    /** {@code 0.5} → half-cycle buckets; {@code 5%} → buckets of 5% of the prediction. */
+    static Anchors.Config bucket(String text) {
+        String t = text.trim();
+        boolean relative = t.endsWith("%");
+        double v;
+        try {
+            v = Double.parseDouble(relative ? t.substring(0, t.length() - 1) : t);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad --bucket '" + text + "': give cycles (0.5) or a percentage (5%)");
+        }
+        if (!(v > 0) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException("bad --bucket '" + text + "': it must be positive");
+        }
+        return relative ? Anchors.Config.defaults().withRelativeBucket(v / 100)
+                : Anchors.Config.defaults().withBucketWidth(v);
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
@@ -88,8 +106,8 @@ final class ExplainCommand implements Callable<Integer> {
         BasicBlock block = BasicBlock.fromHex(hex);
         ThroughputEstimator estimator = Estimators.load(model);
         estimator.checkSupported(uarch);
-        Anchors.Config anchors = Anchors.Config.defaults().withBucketWidth(bucket).withPrecisionThreshold(threshold)
-                .withCoverageSamples(coverageSamples).withSeed(seed);
+        Anchors.Config anchors = bucket(bucket).withPrecisionThreshold(threshold).withCoverageSamples(coverageSamples)
+                .withSeed(seed);
         Explainer explainer = Explainer.forCpu(uarch, new Explainer.Config(anchors, new Shapley.Config(permutations,
                 seed)));
         Explanation e = explainer.explain(block, uarch, estimator, m);

@@ -72,6 +72,21 @@ class ExplainCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("crude on haswell: 10.75 cycles/iteration"), r.out());
         assertTrue(r.out().contains("anchor: [dep(0,2,RAW)]"), r.out());
+        assertTrue(r.out().contains("bucket 0.25 cycles"), r.out());
+    }
+
+    @Test
+    void aRelativeBucketScalesWithThePrediction() throws Exception {
+        CliRun r = CliRun.of("explain", "--model", "crude", "--method", "anchors", "--format", "json",
+                "--coverage-samples", "2000", "--bucket", "5%", DIV_BLOCK);
+        assertEquals(0, r.exit(), r.err());
+        JsonNode anchor = new ObjectMapper().readTree(r.out()).get("anchor");
+        assertEquals(0.05 * 10.75, anchor.get("bucket_cycles").asDouble(), 1e-12);
+        for (String bad : new String[] {"-1", "x%", "0"}) {
+            CliRun b = CliRun.of("explain", "--model", "crude", "--bucket", bad, DIV_BLOCK);
+            assertEquals(2, b.exit(), bad);
+            assertTrue(b.err().contains("bad --bucket"), b.err());
+        }
     }
 
     @Test

@@ -47,7 +47,10 @@ public final class Anchors {
      * @param batchSize          perturbations labelled per bandit pull (64)
      * @param coverageSamples    unconstrained perturbations that estimate coverage (10,000)
      * @param beamSize           candidates kept per anchor size
-     * @param bucketWidth        width of a prediction bucket, in cycles (0.5)
+     * @param bucketWidth        width of a prediction bucket, in cycles (0.5), or a fraction of the original
+     *                           prediction when {@code relativeBucket}
+     * @param relativeBucket     whether {@code bucketWidth} is relative (0.05 = 5% of the prediction): half a
+     *                           cycle is strict for a 40-cycle block, where anchors then need most features
      * @param maxQueries         model queries after which the search stops with what it has
      * @param allowEmpty         whether the empty anchor may be the answer (when unconstrained perturbations
      *                           already keep the prediction); off by default, so an explanation always names
@@ -56,8 +59,8 @@ public final class Anchors {
      * @param perturbation       perturbation probabilities
      */
     public record Config(double precisionThreshold, double delta, double epsilon, double epsilonStop, int batchSize,
-                         int coverageSamples, int beamSize, double bucketWidth, int maxQueries, boolean allowEmpty,
-                         long seed, Perturber.Config perturbation) {
+                         int coverageSamples, int beamSize, double bucketWidth, boolean relativeBucket,
+                         int maxQueries, boolean allowEmpty, long seed, Perturber.Config perturbation) {
         public Config {
             if (!(precisionThreshold > 0 && precisionThreshold <= 1) || !(delta > 0 && delta < 1)
                     || !(epsilon > 0) || !(epsilonStop >= 0) || batchSize < 1 || coverageSamples < 1 || beamSize < 1
@@ -74,27 +77,39 @@ public final class Anchors {
 
         /** COMET's settings with half-cycle buckets. */
         public static Config defaults() {
-            return new Config(0.7, 0.1, 0.15, 0.05, 64, 10_000, 1, 0.5, 20_000, false, 1L, Perturber.Config.defaults());
+            return new Config(0.7, 0.1, 0.15, 0.05, 64, 10_000, 1, 0.5, false, 20_000, false, 1L,
+                    Perturber.Config.defaults());
         }
 
         public Config withBucketWidth(double width) {
             return new Config(precisionThreshold, delta, epsilon, epsilonStop, batchSize, coverageSamples, beamSize,
-                    width, maxQueries, allowEmpty, seed, perturbation);
+                    width, false, maxQueries, allowEmpty, seed, perturbation);
+        }
+
+        /** Buckets of {@code fraction} × the original prediction (0.05: ±2.5%). */
+        public Config withRelativeBucket(double fraction) {
+            return new Config(precisionThreshold, delta, epsilon, epsilonStop, batchSize, coverageSamples, beamSize,
+                    fraction, true, maxQueries, allowEmpty, seed, perturbation);
+        }
+
+        /** The bucket width in cycles around a prediction of {@code cycles}. */
+        public double bucketCycles(double cycles) {
+            return relativeBucket ? Math.max(1e-9, bucketWidth * cycles) : bucketWidth;
         }
 
         public Config withPrecisionThreshold(double threshold) {
             return new Config(threshold, delta, epsilon, epsilonStop, batchSize, coverageSamples, beamSize,
-                    bucketWidth, maxQueries, allowEmpty, seed, perturbation);
+                    bucketWidth, relativeBucket, maxQueries, allowEmpty, seed, perturbation);
         }
 
         public Config withSeed(long newSeed) {
             return new Config(precisionThreshold, delta, epsilon, epsilonStop, batchSize, coverageSamples, beamSize,
-                    bucketWidth, maxQueries, allowEmpty, newSeed, perturbation);
+                    bucketWidth, relativeBucket, maxQueries, allowEmpty, newSeed, perturbation);
         }
 
         public Config withCoverageSamples(int samples) {
             return new Config(precisionThreshold, delta, epsilon, epsilonStop, batchSize, samples, beamSize,
-                    bucketWidth, maxQueries, allowEmpty, seed, perturbation);
+                    bucketWidth, relativeBucket, maxQueries, allowEmpty, seed, perturbation);
         }
     }
 
@@ -109,9 +124,10 @@ public final class Anchors {
      * @param meetsThreshold whether the precision reached the threshold
      * @param queries        model queries made (distinct perturbed blocks)
      * @param samples        labelled perturbations
+     * @param bucket         the bucket width used, in cycles
      */
     public record Result(List<Feature> features, double prediction, double precision, double precisionLow,
-                         double coverage, boolean meetsThreshold, int queries, int samples) {
+                         double coverage, boolean meetsThreshold, int queries, int samples, double bucket) {
         public Result {
             features = List.copyOf(features);
         }
@@ -201,7 +217,7 @@ public final class Anchors {
         }
 
         boolean preserves(double p) {
-            double w = config.bucketWidth();
+            double w = config.bucketCycles(original);
             return Math.abs(Math.rint(p / w) - original / w) < 1;
         }
 
@@ -433,7 +449,7 @@ public final class Anchors {
             double beta = Math.log(1 / config.delta());
             double lb = c.n == 0 ? 0 : KlBounds.lower(c.mean(), beta / c.n);
             return new Result(List.copyOf(new TreeSet<>(features.features(c.bits))), original, c.mean(), lb,
-                    c.coverage, meets, queries, labelled.size());
+                    c.coverage, meets, queries, labelled.size(), config.bucketCycles(original));
         }
     }
 }

@@ -63,8 +63,8 @@ final class HtmlPage {
                 h.append("<span class=\"chip\">").append(esc(f.name())).append("</span>");
             }
             h.append(String.format(Locale.ROOT, "<div class=\"num\">precision %.2f (lower bound %.2f) · coverage "
-                    + "%.3f</div><div class=\"num small\">%d model queries, %d perturbations</div>", a.precision(),
-                    a.precisionLow(), a.coverage(), a.queries(), a.samples()));
+                    + "%.3f</div><div class=\"num small\">bucket %.2f cycles · %d model queries, %d perturbations"
+                    + "</div>", a.precision(), a.precisionLow(), a.coverage(), a.bucket(), a.queries(), a.samples()));
             if (!a.meetsThreshold()) {
                 h.append("<div class=\"warn\">no anchor reached the precision threshold; this is the most "
                         + "precise candidate</div>");

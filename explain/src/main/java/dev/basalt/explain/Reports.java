@@ -57,10 +57,10 @@ public final class Reports {
     }
 
     private static String anchorLine(Anchors.Result a) {
-        return String.format(Locale.ROOT, "anchor: %s  precision %.2f (≥ %.2f with 90%% confidence: %s), coverage "
-                        + "%.3f, %d model queries%s", a.features().isEmpty() ? "{}" : a.features().stream()
-                        .map(Feature::name).toList(), a.precision(), a.precisionLow(), a.meetsThreshold() ? "yes" : "no",
-                a.coverage(), a.queries(), a.meetsThreshold() ? "" : " (no anchor reached the threshold: the most "
+        return String.format(Locale.ROOT, "anchor: %s  precision %.2f (≥ %.2f with 90%% confidence: %s; bucket %.2f "
+                        + "cycles), coverage %.3f, %d model queries%s", a.features().isEmpty() ? "{}" : a.features()
+                        .stream().map(Feature::name).toList(), a.precision(), a.precisionLow(),
+                a.meetsThreshold() ? "yes" : "no", a.bucket(), a.coverage(), a.queries(), a.meetsThreshold() ? "" : " (no anchor reached the threshold: the most "
                         + "precise candidate)");
     }
 
@@ -118,6 +118,7 @@ public final class Reports {
             a.features().forEach(x -> f.add(x.name()));
             n.put("precision", a.precision());
             n.put("precision_lower_bound", a.precisionLow());
+            n.put("bucket_cycles", a.bucket());
             n.put("coverage", a.coverage());
             n.put("meets_threshold", a.meetsThreshold());
             n.put("queries", a.queries());
