@@ -166,6 +166,8 @@ public final class EvalReport {
             st.setMarkerSize(3);
             st.setChartBackgroundColor(Color.WHITE);
             st.setPlotGridLinesVisible(true);
+            st.setPlotGridLinesColor(new Color(0xE6E8EE));
+            st.setPlotGridLinesStroke(new java.awt.BasicStroke(1f));
             if (!xs.isEmpty()) {
                 XYSeries points = chart.addSeries("blocks", xs, ys);
                 points.setMarkerColor(new Color(53, 120, 232, 90));

@@ -282,8 +282,13 @@ public final class Anchors {
             return new int[] {n, pos};
         }
 
+        /**
+         * Whether another batch fits the query budget. Samples are capped too (at four times the query budget):
+         * a small block has few distinct perturbations, so most samples hit the cache and cost no query.
+         */
         boolean budgetLeft() {
-            return queries + config.batchSize() <= config.maxQueries();
+            return queries + config.batchSize() <= config.maxQueries()
+                    && labelled.size() + config.batchSize() <= 4L * config.maxQueries();
         }
 
         /** Candidate state. */
