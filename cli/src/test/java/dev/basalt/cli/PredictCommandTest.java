@@ -98,8 +98,8 @@ class PredictCommandTest {
                 sum += c.get("cycles").asDouble();
             }
             assertEquals(row.get("cycles_per_iteration").asDouble(), sum, 1e-4, "baseline + contributions");
-            // The baseline is the prior it was trained with: the untuned tables with the stack engine.
-            assertEquals(new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL))
+            // The baseline is the prior it was trained with: the standard (tuned) tables with the stack engine.
+            assertEquals(new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL))
                     .run(b, Simulator.Options.defaults()).cyclesPerIteration(), row.get("baseline").asDouble(), 1e-4);
         }
         CliRun text = CliRun.of("predict", "--explain", "--mcpu", "skl", "488b074801c8488907");
