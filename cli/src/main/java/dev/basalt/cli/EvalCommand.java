@@ -105,9 +105,10 @@ final class EvalCommand implements Callable<Integer> {
         }
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
                 + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split;
-        List<Path> files = EvalReport.write(result, out, command, machine());
+        String machine = machine();
+        List<Path> files = EvalReport.write(result, out, command, machine);
         o.println();
-        o.print(EvalReport.markdown(result, command, machine()));
+        o.print(Files.readString(out.resolve("results.md")));
         o.printf(Locale.ROOT, "%nwrote %s in %.1f min%n", String.join(", ", files.stream().map(Path::toString)
                 .toList()), (System.nanoTime() - t0) / 60e9);
         return 0;

@@ -43,16 +43,6 @@ public record Perturbation(BasicBlock block, int[] origin, boolean[] changed) {
         return changed[k];
     }
 
-    /** Position of original instruction {@code i} in the perturbed block, or -1 when it was deleted. */
-    public int positionOf(int i) {
-        for (int k = 0; k < origin.length; k++) {
-            if (origin[k] == i) {
-                return k;
-            }
-        }
-        return -1;
-    }
-
     @Override
     public boolean equals(Object o) {
         return o instanceof Perturbation p && block.equals(p.block) && Arrays.equals(origin, p.origin)
