@@ -40,7 +40,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.foreign", "--enable-native-access=ALL-UNNAMED",
+    "-Dbasalt.native=panama"})
 @Threads(1)
 public class DecodeBenchmark {
 
@@ -63,6 +64,7 @@ public class DecodeBenchmark {
     @Setup
     public void load() {
         blocks = UnlabelledBlocks.load();
+        System.out.println("native binding: " + BasicBlock.nativeBinding());
     }
 
     private byte[] nextBlock() {
@@ -99,6 +101,20 @@ public class DecodeBenchmark {
         } catch (DecodeException e) {
             bh.consume(e);
         }
+    }
+
+    /** {@link #decode} with every native call through JNA (the binding when the JVM has no foreign access). */
+    @Benchmark
+    @Fork(value = 1, jvmArgsAppend = "-Dbasalt.native=jna")
+    public void decodeJna(Counters c, Blackhole bh) {
+        decode(c, bh);
+    }
+
+    /** {@link #decodeAndGraph} through JNA. */
+    @Benchmark
+    @Fork(value = 1, jvmArgsAppend = "-Dbasalt.native=jna")
+    public void decodeAndGraphJna(Counters c, Blackhole bh) {
+        decodeAndGraph(c, bh);
     }
 
     public static void main(String[] args) throws Exception {

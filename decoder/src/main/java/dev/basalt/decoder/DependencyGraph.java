@@ -122,24 +122,32 @@ public final class DependencyGraph {
             }
             regCount = 0;
             memCount = 0;
+            InstructionList hinted = instructions instanceof InstructionList l ? l : null;
             for (int i = 0; i < n; i++) {
                 memStart[i] = memCount;
                 Instruction insn = instructions.get(i);
-                int[] known = memo.get(insn);
+                // Effects the decoder already knew, else remembered ones, else computed now.
+                int[] known = hinted == null ? null : hinted.effects(i);
                 if (known == null) {
-                    InstructionEffects.compute(insn, policy, reads, writes, this);
-                    known = memo.put(insn, reads, writes);
-                } else {
+                    known = memo.get(insn);
+                    if (known == null) {
+                        InstructionEffects.compute(insn, policy, reads, writes, this);
+                        known = memo.put(insn, InstructionEffects.pack(reads, writes, memCount - memStart[i]));
+                    } else if (known[1] > 0) {
+                        InstructionEffects.memoryOnly(insn, policy, this);
+                    }
+                } else if (known[1] > 0) {
                     InstructionEffects.memoryOnly(insn, policy, this);
                 }
-                // known = [number of reads, reads..., writes...]
+                // known = [number of reads, number of memory operands, reads..., writes...]
+                int h = InstructionEffects.PACKED_HEADER;
                 if (regCount + known.length > regs.length) {
                     regs = Arrays.copyOf(regs, 2 * (regCount + known.length));
                 }
                 readStart[i] = regCount;
-                System.arraycopy(known, 1, regs, regCount, known.length - 1);
+                System.arraycopy(known, h, regs, regCount, known.length - h);
                 writeStart[i] = regCount + known[0];
-                regCount += known.length - 1;
+                regCount += known.length - h;
             }
             readStart[n] = regCount;
             memStart[n] = memCount;
@@ -190,7 +198,8 @@ public final class DependencyGraph {
     }
 
     /**
-     * Register and flag effects of recently seen instructions. Decoded instructions served by the decoder's
+     * Register and flag effects of recently seen instructions, for lists that do not carry them (a block's own
+     * list from the decoder does: {@link InstructionList}). Instructions copied from the decoder's
      * instruction cache share their operand list with the cached original, so an identity hit on the
      * operand list plus equal mnemonic, category, idiom and flags means the same effects (they are a function
      * of exactly these). Direct-mapped, 4,096 slots.
@@ -217,20 +226,12 @@ public final class DependencyGraph {
             return effects[slot];
         }
 
-        int[] put(Instruction insn, InstructionEffects.IntSet reads, InstructionEffects.IntSet writes) {
-            int[] e = new int[1 + reads.size() + writes.size()];
-            e[0] = reads.size();
-            for (int k = 0; k < reads.size(); k++) {
-                e[1 + k] = reads.get(k);
-            }
-            for (int k = 0; k < writes.size(); k++) {
-                e[1 + reads.size() + k] = writes.get(k);
-            }
+        int[] put(Instruction insn, int[] packed) {
             int slot = slot(insn);
             operands[slot] = insn.operands();
             owners[slot] = insn;
-            effects[slot] = e;
-            return e;
+            effects[slot] = packed;
+            return packed;
         }
     }
 
@@ -238,7 +239,7 @@ public final class DependencyGraph {
 
     /** Builds the graph of the given instructions (in block order) under the given memory policy. */
     public static DependencyGraph of(List<Instruction> instructions, MemoryPolicy policy) {
-        return build(List.copyOf(instructions), policy);
+        return build(instructions instanceof InstructionList l ? l : List.copyOf(instructions), policy);
     }
 
     /** Builds the graph of an immutable instruction list (a block's own list needs no copy). */

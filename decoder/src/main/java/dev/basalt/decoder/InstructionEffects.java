@@ -42,7 +42,43 @@ final class InstructionEffects {
         return id >= CF ? FLAG_RESOURCES[id - CF] : RegisterResources.of(id);
     }
 
-    /** Fills {@code reads}/{@code writes} (cleared first) with resource ids and reports memory to the sink. */
+    /** Offset of the first read in a {@link #pack packed} effects array. */
+    static final int PACKED_HEADER = 2;
+
+    /**
+     * The register and flag effects of an instruction as one array: {@code [number of reads, number of memory
+     * operands, reads..., writes...]}. They do not depend on the memory policy or on the instruction's offset,
+     * so instructions with the same bytes share one array.
+     */
+    static int[] pack(Instruction insn, IntSet reads, IntSet writes) {
+        compute(insn, MemoryPolicy.SAME_EXPRESSION, reads, writes, null);
+        int memoryOperands = 0;
+        List<Operand> operands = insn.operands();
+        for (int k = 0, count = operands.size(); k < count; k++) {
+            if (operands.get(k) instanceof Operand.MemoryOperand) {
+                memoryOperands++;
+            }
+        }
+        return pack(reads, writes, memoryOperands);
+    }
+
+    static int[] pack(IntSet reads, IntSet writes, int memoryOperands) {
+        int[] e = new int[PACKED_HEADER + reads.size() + writes.size()];
+        e[0] = reads.size();
+        e[1] = memoryOperands;
+        for (int k = 0; k < reads.size(); k++) {
+            e[PACKED_HEADER + k] = reads.get(k);
+        }
+        for (int k = 0; k < writes.size(); k++) {
+            e[PACKED_HEADER + reads.size() + k] = writes.get(k);
+        }
+        return e;
+    }
+
+    /**
+     * Fills {@code reads}/{@code writes} (cleared first) with resource ids and reports memory to the sink (none
+     * when it is null).
+     */
     static void compute(Instruction insn, MemoryPolicy policy, IntSet reads, IntSet writes, Sink memory) {
         reads.clear();
         writes.clear();
@@ -63,7 +99,10 @@ final class InstructionEffects {
                 }
             } else if (o instanceof Operand.MemoryOperand m) {
                 addressReads(reads, m.segment(), m.base(), m.index());
-                memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(), m.action().writes());
+                if (memory != null) {
+                    memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(),
+                            m.action().writes());
+                }
             } else if (o instanceof Operand.AddressOperand a) {
                 addressReads(reads, a.segment(), a.base(), a.index());
             }

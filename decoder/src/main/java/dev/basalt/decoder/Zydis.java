@@ -112,6 +112,9 @@ final class Zydis {
     }
 
     private final Memory decoder;
+    /** How {@code ZydisDecoderDecodeFull} is called: JNA, or the foreign-function API when the JVM allows it. */
+    private final NativeCalls calls;
+    private final long decoderAddress;
     private final Memory formatter;
     private final String[] mnemonics;
     private final Map<String, Integer> mnemonicIds = new java.util.HashMap<>();
@@ -138,12 +141,19 @@ final class Zydis {
         final long outAddress = Pointer.nativeValue(out);
         final long textAddress = Pointer.nativeValue(text);
         final InstructionCache cache = new InstructionCache();
+        /** A block's instructions and their packed effects while it is decoded (one per byte at most). */
+        final Instruction[] instructions = new Instruction[MAX_BLOCK_BYTES];
+        final int[][] effects = new int[MAX_BLOCK_BYTES][];
+        final InstructionEffects.IntSet reads = new InstructionEffects.IntSet();
+        final InstructionEffects.IntSet writes = new InstructionEffects.IntSet();
         /** Whether the block's bytes are already in {@link #input} (copied lazily, on the first cache miss). */
         boolean inputLoaded;
     }
 
-    private Zydis() {
+    private Zydis(NativeLibrary lib) {
+        calls = bind(lib);
         decoder = new Memory(64);
+        decoderAddress = Pointer.nativeValue(decoder);
         formatter = new Memory(1024);
         check(ZydisNative.ZydisDecoderInit(Pointer.nativeValue(decoder), MACHINE_MODE_LONG_64, STACK_WIDTH_64),
                 "ZydisDecoderInit");
@@ -186,6 +196,44 @@ final class Zydis {
         isaExts = table(ISA_EXT_MAX, 2);
     }
 
+    /**
+     * The binding for the decoding hot path: {@code -Dbasalt.native=jna|panama|auto} (default auto: the
+     * foreign-function API when the JVM runs with it enabled, else JNA). Asking for panama where it cannot
+     * work is an error rather than a silent fallback, so that a benchmark measures what it says.
+     */
+    private static NativeCalls bind(NativeLibrary lib) {
+        String wanted = System.getProperty("basalt.native", "auto");
+        if (!wanted.equals("jna") && !wanted.equals("panama") && !wanted.equals("auto")) {
+            throw new IllegalStateException("basalt.native must be jna, panama or auto, got '" + wanted + "'");
+        }
+        if (wanted.equals("jna")) {
+            return new NativeCalls.Jna();
+        }
+        String why;
+        if (ModuleLayer.boot().findModule("jdk.incubator.foreign").isEmpty()) {
+            why = "the JVM was not started with --add-modules jdk.incubator.foreign";
+        } else {
+            try {
+                long address = Pointer.nativeValue(lib.getFunction("ZydisDecoderDecodeFull"));
+                return (NativeCalls) Class.forName("dev.basalt.decoder.PanamaCalls")
+                        .getDeclaredConstructor(long.class).newInstance(address);
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+                why = "the foreign-function API is unavailable (" + cause + "); it needs"
+                        + " --enable-native-access=ALL-UNNAMED";
+            }
+        }
+        if (wanted.equals("panama")) {
+            throw new IllegalStateException("-Dbasalt.native=panama: " + why);
+        }
+        return new NativeCalls.Jna();
+    }
+
+    /** The binding the decoding hot path uses ("jna" or "panama"). */
+    String binding() {
+        return calls.name();
+    }
+
     private static String[] table(int max, int which) {
         String[] t = new String[max + 1];
         for (int i = 0; i <= max; i++) {
@@ -219,7 +267,7 @@ final class Zydis {
                 return new ZydisUnavailableException("Zydis at " + path + " is version " + major + "." + minor
                         + ", Basalt needs 4.0: " + INSTALL_HINT);
             }
-            return new Zydis();
+            return new Zydis(lib);
         } catch (LinkageError | IllegalStateException e) {
             // JNA's message lists every place it tried, one per line; the first line says enough.
             String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceAll("[:.]\\s*$", "");
@@ -258,16 +306,22 @@ final class Zydis {
     }
 
     /** Decodes a whole block; bytes beyond {@code length} are never read. */
-    List<Instruction> decode(byte[] bytes, int length) {
+    InstructionList decode(byte[] bytes, int length) {
         return decode(bytes, length, true);
     }
 
     /**
      * Decodes a whole block. With {@code useCache}, an instruction whose bytes were decoded before on this
      * thread is copied from the per-thread {@link InstructionCache} instead of decoded again (the result is
-     * identical: an x86 decoding depends only on the bytes it consumes).
+     * identical: an x86 decoding depends only on the bytes it consumes), and the list carries the
+     * instructions' register effects for the dependency graph.
      */
-    List<Instruction> decode(byte[] bytes, int length, boolean useCache) {
+    InstructionList decode(byte[] bytes, int length, boolean useCache) {
+        return decode(bytes, length, useCache, calls);
+    }
+
+    /** {@link #decode(byte[], int, boolean)} through the given binding (tests compare the two). */
+    InstructionList decode(byte[] bytes, int length, boolean useCache, NativeCalls via) {
         if (length == 0) {
             throw new DecodeException(0, "empty block: no bytes to decode");
         }
@@ -277,36 +331,47 @@ final class Zydis {
         }
         Scratch s = scratch.get();
         s.inputLoaded = false;
-        List<Instruction> out = new ArrayList<>(Math.max(4, length / 4));
+        Instruction[] out = s.instructions;
+        int[][] effects = s.effects;
+        int count = 0;
         int offset = 0;
-        while (offset < length) {
-            if (useCache) {
-                Instruction cached = s.cache.lookup(bytes, offset, length);
-                if (cached != null) {
-                    out.add(cached);
-                    offset += cached.length();
-                    continue;
+        try {
+            while (offset < length) {
+                if (useCache) {
+                    Instruction cached = s.cache.lookup(bytes, offset, length);
+                    if (cached != null) {
+                        effects[count] = s.cache.lastEffects();
+                        out[count++] = cached;
+                        offset += cached.length();
+                        continue;
+                    }
                 }
+                if (!s.inputLoaded) {
+                    s.input.write(0, bytes, 0, length);
+                    s.inputLoaded = true;
+                }
+                int status = via.decodeFull(decoderAddress, s.inputAddress + offset, length - offset, s.outAddress,
+                        s.outAddress + INSTRUCTION_SIZE);
+                if ((status & STATUS_FAILURE_BIT) != 0) {
+                    throw new DecodeException(offset, reason(status, length - offset));
+                }
+                int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
+                s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
+                Instruction insn = read(s.heap, bytes, offset, operandCount);
+                if (useCache) {
+                    int[] e = InstructionEffects.pack(insn, s.reads, s.writes);
+                    s.cache.store(insn, bytes, e);
+                    effects[count] = e;
+                }
+                out[count++] = insn;
+                offset += insn.length();
             }
-            if (!s.inputLoaded) {
-                s.input.write(0, bytes, 0, length);
-                s.inputLoaded = true;
-            }
-            int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress + offset,
-                    length - offset, s.outAddress, s.outAddress + INSTRUCTION_SIZE);
-            if ((status & STATUS_FAILURE_BIT) != 0) {
-                throw new DecodeException(offset, reason(status, length - offset));
-            }
-            int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
-            s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
-            Instruction insn = read(s.heap, bytes, offset, operandCount);
-            if (useCache) {
-                s.cache.store(insn);
-            }
-            out.add(insn);
-            offset += insn.length();
+            return new InstructionList(java.util.Arrays.copyOf(out, count), java.util.Arrays.copyOf(effects, count));
+        } finally {
+            // The scratch arrays must not keep a block's instructions alive.
+            java.util.Arrays.fill(out, 0, count, null);
+            java.util.Arrays.fill(effects, 0, count, null);
         }
-        return out;
     }
 
     /** Decodes the first instruction of {@code bytes} (1..15 of them) into this thread's scratch buffers. */
@@ -316,7 +381,7 @@ final class Zydis {
         }
         Scratch s = scratch.get();
         s.input.write(0, bytes, 0, bytes.length);
-        int status = ZydisNative.ZydisDecoderDecodeFull(Pointer.nativeValue(decoder), s.inputAddress, bytes.length,
+        int status = calls.decodeFull(decoderAddress, s.inputAddress, bytes.length,
                 s.outAddress, s.outAddress + INSTRUCTION_SIZE);
         if ((status & STATUS_FAILURE_BIT) != 0) {
             throw new DecodeException(0, reason(status, bytes.length));

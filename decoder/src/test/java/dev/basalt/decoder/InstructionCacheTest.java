@@ -35,6 +35,25 @@ class InstructionCacheTest {
     }
 
     @Test
+    void effectsCarriedFromTheCacheGiveTheSameGraphs() throws Exception {
+        int edges = 0;
+        List<String> sample = TestBlocks.bhiveSample();
+        for (int pass = 0; pass < 2; pass++) { // the second pass is served from the cache
+            for (String hex : sample) {
+                BasicBlock block = BasicBlock.fromHex(hex);
+                for (MemoryPolicy policy : MemoryPolicy.values()) {
+                    // A plain list carries no effects, so this graph computes every instruction's afresh.
+                    DependencyGraph fresh = DependencyGraph.of(new java.util.ArrayList<>(block.instructions()),
+                            policy);
+                    assertEquals(fresh.edges(), block.dependencyGraph(policy).edges(), hex + " " + policy);
+                    edges += fresh.edgeCount();
+                }
+            }
+        }
+        assertTrue(edges > 50_000, "compared " + edges + " edges");
+    }
+
+    @Test
     void sameBytesAtDifferentOffsetsKeepTheirOwnOffset() {
         BasicBlock b = BasicBlock.fromHex("4889de4889de4889de");
         assertEquals(List.of(0, 3, 6), b.instructions().stream().map(Instruction::offset).toList());
