@@ -62,9 +62,6 @@ public final class DependencyGraph {
      * Static because it is scratch space, never state: nothing in it outlives one call of {@link #of}.
      */
     private static final class Scratch implements InstructionEffects.Sink {
-        final InstructionEffects.IntSet reads = new InstructionEffects.IntSet();
-        final InstructionEffects.IntSet writes = new InstructionEffects.IntSet();
-        final EffectsMemo memo = new EffectsMemo();
         // Effects of instruction i: register reads regs[readStart[i] .. writeStart[i]), writes
         // regs[writeStart[i] .. readStart[i + 1]); memory accesses mem[memStart[i] .. memStart[i + 1]).
         int[] regs = new int[256];
@@ -113,7 +110,7 @@ public final class DependencyGraph {
             memCount++;
         }
 
-        void effects(List<Instruction> instructions, MemoryPolicy policy) {
+        void effects(List<Instruction> instructions, MemoryPolicy policy, boolean inline) {
             int n = instructions.size();
             if (readStart.length < n + 1) {
                 readStart = new int[2 * n + 1];
@@ -122,32 +119,43 @@ public final class DependencyGraph {
             }
             regCount = 0;
             memCount = 0;
-            InstructionList hinted = instructions instanceof InstructionList l ? l : null;
             for (int i = 0; i < n; i++) {
                 memStart[i] = memCount;
                 Instruction insn = instructions.get(i);
-                // Effects the decoder already knew, else remembered ones, else computed now.
-                int[] known = hinted == null ? null : hinted.effects(i);
-                if (known == null) {
-                    known = memo.get(insn);
-                    if (known == null) {
-                        InstructionEffects.compute(insn, policy, reads, writes, this);
-                        known = memo.put(insn, InstructionEffects.pack(reads, writes, memCount - memStart[i]));
-                    } else if (known[1] > 0) {
+                Decoding decoding = insn.decoding();
+                int ids = decoding.inlineCount;
+                if (ids < 0 || !inline) {
+                    slowEffects(i, insn, policy);
+                    continue;
+                }
+                // Everything from the decoding's own fields: its arrays are further objects, likely cache misses.
+                int memoryOperands = decoding.memoryCount;
+                if (memoryOperands > 0) {
+                    int bits = decoding.memoryActions;
+                    if (policy == MemoryPolicy.SAME_EXPRESSION && bits >= 0) {
+                        memory(decoding.memory0.at(insn), (bits & 1) != 0, (bits & 2) != 0);
+                        for (int k = 1; k < memoryOperands; k++) {
+                            int b = bits >>> (2 * k);
+                            memory(decoding.memory[k].at(insn), (b & 1) != 0, (b & 2) != 0);
+                        }
+                    } else {
                         InstructionEffects.memoryOnly(insn, policy, this);
                     }
-                } else if (known[1] > 0) {
-                    InstructionEffects.memoryOnly(insn, policy, this);
                 }
-                // known = [number of reads, number of memory operands, reads..., writes...]
-                int h = InstructionEffects.PACKED_HEADER;
-                if (regCount + known.length > regs.length) {
-                    regs = Arrays.copyOf(regs, 2 * (regCount + known.length));
+                if (regCount + ids > regs.length) {
+                    regs = Arrays.copyOf(regs, 2 * (regCount + ids));
+                }
+                long w = decoding.inlineIds0;
+                for (int k = 0; k < ids; k++) {
+                    if (k == Decoding.IDS_PER_LONG) {
+                        w = decoding.inlineIds1;
+                    }
+                    regs[regCount + k] = (int) (w & ((1 << Decoding.ID_BITS) - 1));
+                    w >>>= Decoding.ID_BITS;
                 }
                 readStart[i] = regCount;
-                System.arraycopy(known, h, regs, regCount, known.length - h);
-                writeStart[i] = regCount + known[0];
-                regCount += known.length - h;
+                writeStart[i] = regCount + decoding.inlineReads;
+                regCount += ids;
             }
             readStart[n] = regCount;
             memStart[n] = memCount;
@@ -168,6 +176,30 @@ public final class DependencyGraph {
             }
             chainMask = slots - 1;
             Arrays.fill(chainHead, 0, slots, -1);
+        }
+
+        /** Effects of instruction {@code i} from its packed array (when they do not fit inline). */
+        private void slowEffects(int i, Instruction insn, MemoryPolicy policy) {
+            Decoding decoding = insn.decoding();
+            int[] known = decoding.effects;
+            if (known[1] > 0) {
+                if (policy == MemoryPolicy.SAME_EXPRESSION && known[2] >= 0) {
+                    for (int k = 0; k < known[1]; k++) {
+                        int bits = known[2] >>> (2 * k);
+                        memory(decoding.memory[k].at(insn), (bits & 1) != 0, (bits & 2) != 0);
+                    }
+                } else {
+                    InstructionEffects.memoryOnly(insn, policy, this);
+                }
+            }
+            int h = InstructionEffects.PACKED_HEADER;
+            if (regCount + known.length > regs.length) {
+                regs = Arrays.copyOf(regs, 2 * (regCount + known.length));
+            }
+            readStart[i] = regCount;
+            System.arraycopy(known, h, regs, regCount, known.length - h);
+            writeStart[i] = regCount + known[0];
+            regCount += known.length - h;
         }
 
         void touch(int r) {
@@ -197,44 +229,6 @@ public final class DependencyGraph {
         }
     }
 
-    /**
-     * Register and flag effects of recently seen instructions, for lists that do not carry them (a block's own
-     * list from the decoder does: {@link InstructionList}). Instructions copied from the decoder's
-     * instruction cache share their operand list with the cached original, so an identity hit on the
-     * operand list plus equal mnemonic, category, idiom and flags means the same effects (they are a function
-     * of exactly these). Direct-mapped, 4,096 slots.
-     */
-    private static final class EffectsMemo {
-        private static final int SIZE = 4096;
-        private final Object[] operands = new Object[SIZE];
-        private final Instruction[] owners = new Instruction[SIZE];
-        private final int[][] effects = new int[SIZE][];
-
-        private static int slot(Instruction insn) {
-            return System.identityHashCode(insn.operands()) & (SIZE - 1);
-        }
-
-        int[] get(Instruction insn) {
-            int slot = slot(insn);
-            Instruction owner = owners[slot];
-            if (operands[slot] != insn.operands() || owner.idiom() != insn.idiom()
-                    || !owner.mnemonic().equals(insn.mnemonic()) || !owner.category().equals(insn.category())
-                    || owner.flagsRead().bits() != insn.flagsRead().bits()
-                    || owner.flagsWritten().bits() != insn.flagsWritten().bits()) {
-                return null;
-            }
-            return effects[slot];
-        }
-
-        int[] put(Instruction insn, int[] packed) {
-            int slot = slot(insn);
-            operands[slot] = insn.operands();
-            owners[slot] = insn;
-            effects[slot] = packed;
-            return packed;
-        }
-    }
-
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     /** Builds the graph of the given instructions (in block order) under the given memory policy. */
@@ -244,18 +238,23 @@ public final class DependencyGraph {
 
     /** Builds the graph of an immutable instruction list (a block's own list needs no copy). */
     static DependencyGraph build(List<Instruction> insns, MemoryPolicy policy) {
+        return build(insns, policy, true);
+    }
+
+    /**
+     * {@link #build(List, MemoryPolicy)}, with {@code inlineEffects} false forcing the path for instructions
+     * whose effects do not fit a {@link Decoding}'s inline fields (none in BHive; tests compare the two paths).
+     */
+    static DependencyGraph build(List<Instruction> insns, MemoryPolicy policy, boolean inlineEffects) {
         Objects.requireNonNull(policy, "policy");
         int n = insns.size();
         Scratch sc = SCRATCH.get();
         try {
-            sc.effects(insns, policy);
-            int[] regs = sc.regs;
+            sc.effects(insns, policy, inlineEffects);
             int[] lastWriter = sc.lastWriter;
-            int[][] readers = sc.readers;
-            int[] readerCount = sc.readerCount;
             int stamped = 0;
             for (int p = 0; p < 2 * n; p++) {
-                int i = p % n;
+                int i = p < n ? p : p - n;
                 // Stamp this instruction's memory accesses with the last write of their base and index
                 // registers before it: two same-expression accesses name one address only if no write of
                 // those registers falls between them.
@@ -269,34 +268,10 @@ public final class DependencyGraph {
                         stamp(sc, stamped++, m, p, version, true);
                     }
                 }
-                for (int k = sc.readStart[i]; k < sc.writeStart[i]; k++) {
-                    int r = regs[k];
-                    sc.touch(r);
-                    if (lastWriter[r] >= 0) {
-                        edge(sc, n, lastWriter[r], p, DependencyKind.RAW, r);
-                    }
-                }
-                for (int k = sc.readStart[i]; k < sc.writeStart[i]; k++) {
-                    int r = regs[k];
-                    if (readerCount[r] == readers[r].length) {
-                        readers[r] = Arrays.copyOf(readers[r], readerCount[r] * 2);
-                    }
-                    readers[r][readerCount[r]++] = p;
-                }
-                for (int k = sc.writeStart[i]; k < sc.readStart[i + 1]; k++) {
-                    int r = regs[k];
-                    sc.touch(r);
-                    int[] rs = readers[r];
-                    for (int q = 0; q < readerCount[r]; q++) {
-                        if (rs[q] != p) {
-                            edge(sc, n, rs[q], p, DependencyKind.WAR, r);
-                        }
-                    }
-                    if (lastWriter[r] >= 0) {
-                        edge(sc, n, lastWriter[r], p, DependencyKind.WAW, r);
-                    }
-                    lastWriter[r] = p;
-                    readerCount[r] = 0;
+                if (p < n) {
+                    registersFirstCopy(sc, p, i);
+                } else {
+                    registersSecondCopy(sc, n, p, i);
                 }
                 // A read depends on the latest aliasing write; a write on the reads since the latest aliasing
                 // write, and on that write. This instruction's own accesses are not its producers.
@@ -331,6 +306,78 @@ public final class DependencyGraph {
 
     private static final MemoryAccess[] NO_MEMORY = {};
 
+    /** Register and flag edges into position {@code p < n} (edges within the iteration), and its state. */
+    private static void registersFirstCopy(Scratch sc, int p, int i) {
+        int[] regs = sc.regs;
+        int[] lastWriter = sc.lastWriter;
+        int[][] readers = sc.readers;
+        int[] readerCount = sc.readerCount;
+        int readEnd = sc.writeStart[i];
+        for (int k = sc.readStart[i]; k < readEnd; k++) {
+            int r = regs[k];
+            sc.touch(r);
+            if (lastWriter[r] >= 0) {
+                sc.addEdge(pack(lastWriter[r], p, DependencyKind.RAW, false, r));
+            }
+        }
+        for (int k = sc.readStart[i]; k < readEnd; k++) {
+            int r = regs[k];
+            if (readerCount[r] == readers[r].length) {
+                readers[r] = Arrays.copyOf(readers[r], readerCount[r] * 2);
+            }
+            readers[r][readerCount[r]++] = p;
+        }
+        for (int k = readEnd, end = sc.readStart[i + 1]; k < end; k++) {
+            int r = regs[k];
+            sc.touch(r);
+            int[] rs = readers[r];
+            for (int q = 0, count = readerCount[r]; q < count; q++) {
+                if (rs[q] != p) {
+                    sc.addEdge(pack(rs[q], p, DependencyKind.WAR, false, r));
+                }
+            }
+            if (lastWriter[r] >= 0) {
+                sc.addEdge(pack(lastWriter[r], p, DependencyKind.WAW, false, r));
+            }
+            lastWriter[r] = p;
+            readerCount[r] = 0;
+        }
+    }
+
+    /**
+     * Register and flag edges into position {@code p >= n}, the second copy: only those from the first copy
+     * count (loop-carried), so once a resource is written in the second copy it yields nothing more, and the
+     * second copy's readers need not be remembered (they could only produce edges within the second copy).
+     * The first copy touched every resource already.
+     */
+    private static void registersSecondCopy(Scratch sc, int n, int p, int i) {
+        int[] regs = sc.regs;
+        int[] lastWriter = sc.lastWriter;
+        int consumer = p - n;
+        int readEnd = sc.writeStart[i];
+        for (int k = sc.readStart[i]; k < readEnd; k++) {
+            int r = regs[k];
+            int w = lastWriter[r];
+            if (w >= 0 && w < n) {
+                sc.addEdge(pack(w, consumer, DependencyKind.RAW, true, r));
+            }
+        }
+        for (int k = readEnd, end = sc.readStart[i + 1]; k < end; k++) {
+            int r = regs[k];
+            int w = lastWriter[r];
+            if (w < n) {
+                int[] rs = sc.readers[r];
+                for (int q = 0, count = sc.readerCount[r]; q < count; q++) {
+                    sc.addEdge(pack(rs[q], consumer, DependencyKind.WAR, true, r));
+                }
+                if (w >= 0) {
+                    sc.addEdge(pack(w, consumer, DependencyKind.WAW, true, r));
+                }
+            }
+            lastWriter[r] = p; // still needed: it dates the second copy's address registers
+        }
+    }
+
     private static void stamp(Scratch sc, int s, int access, int position, int version, boolean write) {
         sc.stampAccess[s] = access;
         sc.stampPosition[s] = position;
@@ -341,15 +388,6 @@ public final class DependencyGraph {
     private static long pack(int producer, int consumer, DependencyKind kind, boolean loop, int resource) {
         return producer | (long) consumer << CONSUMER_SHIFT | (long) kind.ordinal() << KIND_SHIFT
                 | (loop ? 1L : 0L) << LOOP_SHIFT | (long) resource << RESOURCE_SHIFT;
-    }
-
-    private static void edge(Scratch sc, int n, int producer, int consumer, DependencyKind kind, int resource) {
-        if (consumer < n) {
-            sc.addEdge(pack(producer, consumer, kind, false, resource));
-        } else if (producer < n) {
-            sc.addEdge(pack(producer, consumer - n, kind, true, resource));
-        }
-        // Both in the second copy: a repeat of an edge within an iteration.
     }
 
     /** Memory edges can repeat (two operands of one instruction on one location); keep the first. */
@@ -453,7 +491,7 @@ public final class DependencyGraph {
         InstructionEffects.IntSet w = new InstructionEffects.IntSet();
         List<Resource> out = new ArrayList<>();
         List<Resource> mem = new ArrayList<>();
-        InstructionEffects.compute(insn, policy, r, w, (access, read, write) -> {
+        InstructionEffects.compute(insn.decoding(), insn.offset(), policy, r, w, (access, read, write) -> {
             if ((reads ? read : write) && !mem.contains(access.resource())) {
                 mem.add(access.resource());
             }

@@ -4,10 +4,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A per-thread, direct-mapped memo of decoded instructions, keyed by each instruction's own bytes.
+ * A per-thread, direct-mapped memo of {@link Decoding}s, keyed by each instruction's own bytes.
  *
- * <p>Why: a Zydis decode through JNA costs about half a microsecond, and real code repeats the same
- * instructions endlessly ({@code mov rax, qword ptr [rsp+0x8]}, {@code add rsp, 0x8}, ...).
+ * <p>Why: a Zydis decode costs far more than a lookup (about 0.3 microseconds through the foreign-function
+ * API, 0.6 through JNA, plus reading the result), and real code repeats the same instructions endlessly
+ * ({@code mov rax, qword ptr [rsp+0x8]}, {@code add rsp, 0x8}, ...). A hit costs one small
+ * {@link Instruction} (offset plus the shared decoding).
  *
  * <p>Why it is exact: an x86 decoder reads an instruction's bytes in order and decides after each byte,
  * from the bytes read so far, whether the instruction is complete. So the valid encodings at a position form
@@ -17,8 +19,7 @@ import java.util.List;
  *
  * <p>Laid out for memory latency, which is what a lookup costs: a probe reads one byte of a 64 KiB length
  * array; a candidate is confirmed against the instruction bytes packed into two longs of a flat array (no
- * pointer to chase); only a hit touches the template instruction. Each slot also keeps the instruction's
- * register effects ({@link InstructionEffects#pack}), so that a dependency graph need not recompute them.
+ * pointer to chase); a hit does not touch the decoding itself.
  *
  * <p>65,536 slots; a colliding store replaces the old entry. Not thread-safe: each thread owns one.
  */
@@ -32,21 +33,15 @@ final class InstructionCache {
     private final byte[] lengths = new byte[SIZE];
     /** Per slot, bytes 0-7 and bytes 8-14 of the instruction, little-endian, zero beyond its length. */
     private final long[] keys = new long[2 * SIZE];
-    private final Instruction[] templates = new Instruction[SIZE];
-    /**
-     * The templates' operand lists again: the copy's constructor inspects the list, and loading it from here
-     * rather than through the template lets the two memory reads overlap instead of waiting on each other.
-     */
-    private final Object[] operandLists = new Object[SIZE];
-    private final int[][] effects = new int[SIZE][];
-    /** Slot of the last successful {@link #lookup}. */
-    private int hit;
+    private final Decoding[] decodings = new Decoding[SIZE];
+    /** Length of the instruction the last successful {@link #lookup} returned. */
+    private int hitLength;
 
     private static int slot(long hash) {
         return (int) ((hash * 0x9E3779B97F4A7C15L) >>> (64 - BITS));
     }
 
-    /** The instruction at {@code offset} if cached (a copy with this offset), else null. */
+    /** The instruction at {@code offset} if its bytes are cached, else null. */
     Instruction lookup(byte[] block, int offset, int length) {
         int max = Math.min(MAX_LENGTH, length - offset);
         long hash = 0;
@@ -61,34 +56,27 @@ final class InstructionCache {
                 high |= (long) b << (8 * (n - 9));
             }
             int slot = slot(hash);
-            if (lengths[slot] != n || keys[2 * slot] != low || keys[2 * slot + 1] != high) {
-                continue;
+            if (lengths[slot] == n && keys[2 * slot] == low && keys[2 * slot + 1] == high) {
+                hitLength = n;
+                return new Instruction(offset, decodings[slot]);
             }
-            hit = slot;
-            @SuppressWarnings("unchecked")
-            List<Operand> operands = (List<Operand>) operandLists[slot];
-            Instruction t = templates[slot];
-            return new Instruction(offset, Arrays.copyOfRange(block, offset, offset + n), t.mnemonic(),
-                    t.prefixes(), operands, t.flagsRead(), t.flagsWritten(), t.idiom(), t.isaSet(),
-                    t.isaExtension(), t.category(), t.form());
         }
         return null;
     }
 
-    /** The packed register effects of the instruction the last successful {@link #lookup} returned. */
-    int[] lastEffects() {
-        return effects[hit];
+    /** The length of the instruction the last successful {@link #lookup} returned. */
+    int hitLength() {
+        return hitLength;
     }
 
-    /** Remembers an instruction just decoded, with its packed register effects. */
-    void store(Instruction insn, byte[] block, int[] packedEffects) {
-        int offset = insn.offset();
-        int n = insn.length();
+    /** Remembers a decoding just made. */
+    void store(Decoding decoding) {
+        byte[] bytes = decoding.rawBytes();
         long hash = 0;
         long low = 0;
         long high = 0;
-        for (int k = 0; k < n; k++) {
-            int b = block[offset + k] & 0xff;
+        for (int k = 0; k < bytes.length; k++) {
+            int b = bytes[k] & 0xff;
             hash = hash * 257 + b + 1;
             if (k < 8) {
                 low |= (long) b << (8 * k);
@@ -97,11 +85,9 @@ final class InstructionCache {
             }
         }
         int slot = slot(hash);
-        lengths[slot] = (byte) n;
+        lengths[slot] = (byte) bytes.length;
         keys[2 * slot] = low;
         keys[2 * slot + 1] = high;
-        templates[slot] = insn;
-        operandLists[slot] = insn.operands();
-        effects[slot] = packedEffects;
+        decodings[slot] = decoding;
     }
 }

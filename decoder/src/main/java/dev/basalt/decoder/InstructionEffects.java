@@ -1,5 +1,6 @@
 package dev.basalt.decoder;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -43,29 +44,41 @@ final class InstructionEffects {
     }
 
     /** Offset of the first read in a {@link #pack packed} effects array. */
-    static final int PACKED_HEADER = 2;
+    static final int PACKED_HEADER = 3;
+    /** Memory operands whose read/write bits fit the packed header; an instruction has at most a few. */
+    private static final int MAX_PACKED_MEMORY = 15;
 
     /**
      * The register and flag effects of an instruction as one array: {@code [number of reads, number of memory
-     * operands, reads..., writes...]}. They do not depend on the memory policy or on the instruction's offset,
-     * so instructions with the same bytes share one array.
+     * operands, their actions (bit 2k: operand k reads, bit 2k+1: it writes), reads..., writes...]}. They do not
+     * depend on the memory policy or on the instruction's offset, so instructions with the same bytes share one
+     * array.
      */
-    static int[] pack(Instruction insn, IntSet reads, IntSet writes) {
-        compute(insn, MemoryPolicy.SAME_EXPRESSION, reads, writes, null);
+    static int[] pack(Decoding decoding) {
+        IntSet reads = new IntSet();
+        IntSet writes = new IntSet();
+        compute(decoding, 0, MemoryPolicy.SAME_EXPRESSION, reads, writes, null);
         int memoryOperands = 0;
-        List<Operand> operands = insn.operands();
+        int actions = 0;
+        List<Operand> operands = decoding.operands();
         for (int k = 0, count = operands.size(); k < count; k++) {
-            if (operands.get(k) instanceof Operand.MemoryOperand) {
+            if (operands.get(k) instanceof Operand.MemoryOperand m) {
+                if (memoryOperands < MAX_PACKED_MEMORY) {
+                    actions |= (m.action().readsOldValue() ? 1 : 0) << (2 * memoryOperands)
+                            | (m.action().writes() ? 2 : 0) << (2 * memoryOperands);
+                }
                 memoryOperands++;
             }
         }
-        return pack(reads, writes, memoryOperands);
+        return pack(reads, writes, memoryOperands, memoryOperands <= MAX_PACKED_MEMORY ? actions : -1);
     }
 
-    static int[] pack(IntSet reads, IntSet writes, int memoryOperands) {
+    /** Packs effects; {@code actions} is -1 when unknown (then memory is re-read from the operands). */
+    static int[] pack(IntSet reads, IntSet writes, int memoryOperands, int actions) {
         int[] e = new int[PACKED_HEADER + reads.size() + writes.size()];
         e[0] = reads.size();
         e[1] = memoryOperands;
+        e[2] = actions;
         for (int k = 0; k < reads.size(); k++) {
             e[PACKED_HEADER + k] = reads.get(k);
         }
@@ -76,10 +89,29 @@ final class InstructionEffects {
     }
 
     /**
+     * The memory accesses of an instruction's memory operands under {@link MemoryPolicy#SAME_EXPRESSION}, in
+     * operand order, to be shared by every instruction with the same bytes ({@link MemoryAccess#at}; built for
+     * offset 0), or null when it has none.
+     */
+    static MemoryAccess[] memoryTemplates(Decoding decoding) {
+        List<Operand> operands = decoding.operands();
+        MemoryAccess[] out = null;
+        int count = 0;
+        for (int k = 0, n = operands.size(); k < n; k++) {
+            if (operands.get(k) instanceof Operand.MemoryOperand m) {
+                out = out == null ? new MemoryAccess[2] : count == out.length ? Arrays.copyOf(out, 2 * count) : out;
+                out[count++] = new MemoryAccess(decoding.length(), m, MemoryPolicy.SAME_EXPRESSION);
+            }
+        }
+        return out == null || count == out.length ? out : Arrays.copyOf(out, count);
+    }
+
+    /**
      * Fills {@code reads}/{@code writes} (cleared first) with resource ids and reports memory to the sink (none
      * when it is null).
      */
-    static void compute(Instruction insn, MemoryPolicy policy, IntSet reads, IntSet writes, Sink memory) {
+    static void compute(Decoding insn, int offset, MemoryPolicy policy, IntSet reads, IntSet writes,
+                        Sink memory) {
         reads.clear();
         writes.clear();
         boolean idiom = insn.idiom() != Idiom.NONE;
@@ -100,8 +132,8 @@ final class InstructionEffects {
             } else if (o instanceof Operand.MemoryOperand m) {
                 addressReads(reads, m.segment(), m.base(), m.index());
                 if (memory != null) {
-                    memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(),
-                            m.action().writes());
+                    memory.memory(new MemoryAccess(offset + insn.length(), m, policy),
+                            m.action().readsOldValue(), m.action().writes());
                 }
             } else if (o instanceof Operand.AddressOperand a) {
                 addressReads(reads, a.segment(), a.base(), a.index());
@@ -124,7 +156,8 @@ final class InstructionEffects {
         List<Operand> operands = insn.operands();
         for (int k = 0, count = operands.size(); k < count; k++) {
             if (operands.get(k) instanceof Operand.MemoryOperand m) {
-                memory.memory(new MemoryAccess(insn, m, policy), m.action().readsOldValue(), m.action().writes());
+                memory.memory(new MemoryAccess(insn.offset() + insn.length(), m, policy),
+                        m.action().readsOldValue(), m.action().writes());
             }
         }
     }
@@ -133,7 +166,7 @@ final class InstructionEffects {
      * String instructions advance their pointer registers. Zydis 4.0 lists that for {@code movs} and
      * {@code stos} but not for {@code cmps}, {@code scas} and {@code lods}; add what is missing.
      */
-    private static void stringPointers(Instruction insn, IntSet reads, IntSet writes) {
+    private static void stringPointers(Decoding insn, IntSet reads, IntSet writes) {
         if (!insn.category().equals("STRINGOP")) {
             return;
         }
@@ -153,7 +186,7 @@ final class InstructionEffects {
     }
 
     /** Whether a visible operand is {@code cl} (for shifts and rotates: the count). */
-    private static boolean shiftsByRegister(Instruction insn) {
+    private static boolean shiftsByRegister(Decoding insn) {
         List<Operand> operands = insn.operands();
         for (int k = 0, count = operands.size(); k < count; k++) {
             if (operands.get(k) instanceof Operand.RegisterOperand r && r.register().id() == CL

@@ -4,22 +4,13 @@ import java.util.AbstractList;
 import java.util.Objects;
 import java.util.RandomAccess;
 
-/**
- * A decoded block's instructions: an immutable list over an exact-size array, which also carries the packed
- * register effects the decoder's {@link InstructionCache} already knew for each instruction, so that
- * {@link DependencyGraph} can skip recomputing them (entries are null where unknown).
- */
+/** A decoded block's instructions: an immutable list over an exact-size array (one object fewer than a wrapper). */
 final class InstructionList extends AbstractList<Instruction> implements RandomAccess {
 
     private final Instruction[] items;
-    private final int[][] effects;
 
-    InstructionList(Instruction[] items, int[][] effects) {
-        if (items.length != effects.length) {
-            throw new IllegalArgumentException(items.length + " instructions but " + effects.length + " effects");
-        }
+    InstructionList(Instruction[] items) {
         this.items = items;
-        this.effects = effects;
     }
 
     @Override
@@ -30,10 +21,5 @@ final class InstructionList extends AbstractList<Instruction> implements RandomA
     @Override
     public int size() {
         return items.length;
-    }
-
-    /** The packed effects of instruction {@code i} ({@link InstructionEffects#pack}), or null if unknown. */
-    int[] effects(int i) {
-        return effects[i];
     }
 }

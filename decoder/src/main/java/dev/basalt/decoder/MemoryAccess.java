@@ -14,39 +14,60 @@ final class MemoryAccess {
     final long ripTarget;
     /** Hash of the address expression (0 for all-alias, where every access is one resource). */
     final int expressionHash;
+    // The address expression as plain values, so that alias checks need not chase the operand's references.
+    private final int baseId;
+    private final int indexId;
+    private final int base;
+    private final int index;
+    private final int scale;
+    private final int segment;
+    private final long displacement;
     /** Built on first use; a benign race (every thread builds an equal, immutable value). */
     private Resource resource;
 
-    MemoryAccess(Instruction insn, Operand.MemoryOperand operand, MemoryPolicy policy) {
+    /** @param end offset of the end of the instruction (RIP-relative addresses count from there) */
+    MemoryAccess(long end, Operand.MemoryOperand operand, MemoryPolicy policy) {
         this.operand = operand;
         this.policy = policy;
         this.ripRelative = operand.base().registerClass() == RegisterClass.IP;
-        this.ripTarget = ripRelative ? insn.offset() + insn.length() + operand.displacement() : 0;
+        this.ripTarget = ripRelative ? end + operand.displacement() : 0;
+        this.baseId = operand.base().enclosingId();
+        this.indexId = operand.index().enclosingId();
+        this.base = operand.base().id();
+        this.index = operand.index().id();
+        this.scale = operand.scale();
+        this.segment = segmentOverride(operand).id();
+        this.displacement = operand.displacement();
         this.expressionHash = policy == MemoryPolicy.ALL_ALIAS ? 0 : ripRelative
                 ? Long.hashCode(ripTarget) * 31 + segmentOverride(operand).id()
                 : ((Long.hashCode(operand.displacement()) * 31 + operand.base().id()) * 31 + operand.index().id())
                         * 31 + operand.scale() * 7 + segmentOverride(operand).id();
     }
 
+    /**
+     * This access as made by {@code insn}, an instruction with the same bytes as the one it was built for:
+     * itself unless RIP-relative (whose target depends on where the instruction is).
+     */
+    MemoryAccess at(Instruction insn) {
+        return ripRelative ? new MemoryAccess(insn.offset() + insn.length(), operand, policy) : this;
+    }
+
     /** Enclosing-register ids of the base and index (0 when absent). */
     int baseId() {
-        return operand.base().enclosingId();
+        return baseId;
     }
 
     int indexId() {
-        return operand.index().enclosingId();
+        return indexId;
     }
 
     /** Same address expression (ignoring whether the registers changed in between). */
     boolean sameExpression(MemoryAccess o) {
-        Operand.MemoryOperand a = operand;
-        Operand.MemoryOperand b = o.operand;
         if (ripRelative || o.ripRelative) {
-            return ripRelative && o.ripRelative && ripTarget == o.ripTarget
-                    && segmentOverride(a) == segmentOverride(b);
+            return ripRelative && o.ripRelative && ripTarget == o.ripTarget && segment == o.segment;
         }
-        return a.displacement() == b.displacement() && a.base() == b.base() && a.index() == b.index()
-                && a.scale() == b.scale() && segmentOverride(a) == segmentOverride(b);
+        return displacement == o.displacement && base == o.base && index == o.index && scale == o.scale
+                && segment == o.segment;
     }
 
     Resource resource() {

@@ -12,6 +12,9 @@ interface NativeCalls {
     /** {@code ZydisDecoderDecodeFull(decoder, buffer, length, instruction, operands)}: a ZyanStatus. */
     int decodeFull(long decoder, long buffer, long length, long instruction, long operands);
 
+    /** Copies {@code bytes[0, length)} to the native buffer {@code memory}, whose address is {@code address}. */
+    void copyIn(byte[] bytes, int length, long address, com.sun.jna.Memory memory);
+
     /** Which binding this is ("jna" or "panama"), for logs and benchmarks. */
     String name();
 
@@ -20,6 +23,11 @@ interface NativeCalls {
         @Override
         public int decodeFull(long decoder, long buffer, long length, long instruction, long operands) {
             return ZydisNative.ZydisDecoderDecodeFull(decoder, buffer, length, instruction, operands);
+        }
+
+        @Override
+        public void copyIn(byte[] bytes, int length, long address, com.sun.jna.Memory memory) {
+            memory.write(0, bytes, 0, length);
         }
 
         @Override

@@ -141,17 +141,14 @@ final class Zydis {
         final long outAddress = Pointer.nativeValue(out);
         final long textAddress = Pointer.nativeValue(text);
         final InstructionCache cache = new InstructionCache();
-        /** A block's instructions and their packed effects while it is decoded (one per byte at most). */
+        /** A block's instructions while it is decoded (one per byte at most). */
         final Instruction[] instructions = new Instruction[MAX_BLOCK_BYTES];
-        final int[][] effects = new int[MAX_BLOCK_BYTES][];
-        final InstructionEffects.IntSet reads = new InstructionEffects.IntSet();
-        final InstructionEffects.IntSet writes = new InstructionEffects.IntSet();
         /** Whether the block's bytes are already in {@link #input} (copied lazily, on the first cache miss). */
         boolean inputLoaded;
     }
 
-    private Zydis(NativeLibrary lib) {
-        calls = bind(lib);
+    private Zydis() {
+        calls = bind();
         decoder = new Memory(64);
         decoderAddress = Pointer.nativeValue(decoder);
         formatter = new Memory(1024);
@@ -201,7 +198,7 @@ final class Zydis {
      * foreign-function API when the JVM runs with it enabled, else JNA). Asking for panama where it cannot
      * work is an error rather than a silent fallback, so that a benchmark measures what it says.
      */
-    private static NativeCalls bind(NativeLibrary lib) {
+    private static NativeCalls bind() {
         String wanted = System.getProperty("basalt.native", "auto");
         if (!wanted.equals("jna") && !wanted.equals("panama") && !wanted.equals("auto")) {
             throw new IllegalStateException("basalt.native must be jna, panama or auto, got '" + wanted + "'");
@@ -214,11 +211,12 @@ final class Zydis {
             why = "the JVM was not started with --add-modules jdk.incubator.foreign";
         } else {
             try {
-                long address = Pointer.nativeValue(lib.getFunction("ZydisDecoderDecodeFull"));
-                return (NativeCalls) Class.forName("dev.basalt.decoder.PanamaCalls")
-                        .getDeclaredConstructor(long.class).newInstance(address);
+                // Reflection, so that this class links without the incubating module.
+                return (NativeCalls) Class.forName("dev.basalt.decoder.PanamaCalls").getDeclaredConstructor()
+                        .newInstance();
             } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                Throwable cause = e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
+                Throwable cause = e instanceof ExceptionInInitializerError eie && eie.getCause() != null ? eie.getCause()
+                        : e instanceof java.lang.reflect.InvocationTargetException ite ? ite.getCause() : e;
                 why = "the foreign-function API is unavailable (" + cause + "); it needs"
                         + " --enable-native-access=ALL-UNNAMED";
             }
@@ -251,12 +249,17 @@ final class Zydis {
         return p == null ? fallback : p.getString(0, StandardCharsets.US_ASCII.name()).intern();
     }
 
-    private static Object load() {
+    /** Where the library is loaded from: {@code -Dbasalt.zydis.lib}, else {@code BASALT_ZYDIS_LIB}, else the soname. */
+    static String libraryPath() {
         String override = System.getProperty("basalt.zydis.lib");
         if (override == null || override.isBlank()) {
             override = System.getenv("BASALT_ZYDIS_LIB");
         }
-        String path = override == null || override.isBlank() ? LIBRARY_NAME : override;
+        return override == null || override.isBlank() ? LIBRARY_NAME : override;
+    }
+
+    private static Object load() {
+        String path = libraryPath();
         try {
             NativeLibrary lib = NativeLibrary.getInstance(path);
             Native.register(ZydisNative.class, lib);
@@ -267,7 +270,7 @@ final class Zydis {
                 return new ZydisUnavailableException("Zydis at " + path + " is version " + major + "." + minor
                         + ", Basalt needs 4.0: " + INSTALL_HINT);
             }
-            return new Zydis(lib);
+            return new Zydis();
         } catch (LinkageError | IllegalStateException e) {
             // JNA's message lists every place it tried, one per line; the first line says enough.
             String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").replaceAll("[:.]\\s*$", "");
@@ -313,8 +316,7 @@ final class Zydis {
     /**
      * Decodes a whole block. With {@code useCache}, an instruction whose bytes were decoded before on this
      * thread is copied from the per-thread {@link InstructionCache} instead of decoded again (the result is
-     * identical: an x86 decoding depends only on the bytes it consumes), and the list carries the
-     * instructions' register effects for the dependency graph.
+     * identical: an x86 decoding depends only on the bytes it consumes).
      */
     InstructionList decode(byte[] bytes, int length, boolean useCache) {
         return decode(bytes, length, useCache, calls);
@@ -332,7 +334,6 @@ final class Zydis {
         Scratch s = scratch.get();
         s.inputLoaded = false;
         Instruction[] out = s.instructions;
-        int[][] effects = s.effects;
         int count = 0;
         int offset = 0;
         try {
@@ -340,14 +341,13 @@ final class Zydis {
                 if (useCache) {
                     Instruction cached = s.cache.lookup(bytes, offset, length);
                     if (cached != null) {
-                        effects[count] = s.cache.lastEffects();
                         out[count++] = cached;
-                        offset += cached.length();
+                        offset += s.cache.hitLength(); // not cached.length(): that would wait on the decoding
                         continue;
                     }
                 }
                 if (!s.inputLoaded) {
-                    s.input.write(0, bytes, 0, length);
+                    via.copyIn(bytes, length, s.inputAddress, s.input);
                     s.inputLoaded = true;
                 }
                 int status = via.decodeFull(decoderAddress, s.inputAddress + offset, length - offset, s.outAddress,
@@ -357,20 +357,18 @@ final class Zydis {
                 }
                 int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
                 s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
-                Instruction insn = read(s.heap, bytes, offset, operandCount);
+                Decoding decoding = read(s.heap, bytes, offset, operandCount);
                 if (useCache) {
-                    int[] e = InstructionEffects.pack(insn, s.reads, s.writes);
-                    s.cache.store(insn, bytes, e);
-                    effects[count] = e;
+                    s.cache.store(decoding);
                 }
+                Instruction insn = new Instruction(offset, decoding);
                 out[count++] = insn;
                 offset += insn.length();
             }
-            return new InstructionList(java.util.Arrays.copyOf(out, count), java.util.Arrays.copyOf(effects, count));
+            return new InstructionList(java.util.Arrays.copyOf(out, count));
         } finally {
             // The scratch arrays must not keep a block's instructions alive.
             java.util.Arrays.fill(out, 0, count, null);
-            java.util.Arrays.fill(effects, 0, count, null);
         }
     }
 
@@ -478,7 +476,7 @@ final class Zydis {
         };
     }
 
-    private Instruction read(ByteBuffer b, byte[] block, int offset, int operandCount) {
+    private Decoding read(ByteBuffer b, byte[] block, int offset, int operandCount) {
         int length = Byte.toUnsignedInt(b.get(I_LENGTH));
         byte[] insnBytes = new byte[length];
         System.arraycopy(block, offset, insnBytes, 0, length);
@@ -528,7 +526,7 @@ final class Zydis {
         List<Operand> operandList = List.of(kept == operandCount ? operands : java.util.Arrays.copyOf(operands, kept));
         Set<Prefix> prefixes = prefixes(attributes);
         Idiom idiom = Idioms.classify(mnemonic, operandList);
-        return new Instruction(offset, insnBytes, mnemonic, prefixes, operandList, flags[0], flags[1], idiom,
+        return new Decoding(insnBytes, mnemonic, prefixes, operandList, flags[0], flags[1], idiom,
                 isaSets[bounded(b.getInt(I_ISA_SET), ISA_SET_MAX)], isaExts[bounded(b.getInt(I_ISA_EXT), ISA_EXT_MAX)],
                 categories[bounded(b.getInt(I_CATEGORY), CATEGORY_MAX)],
                 InstructionForms.of(mnemonic, prefixes, operandList));

@@ -35,22 +35,36 @@ class InstructionCacheTest {
     }
 
     @Test
-    void effectsCarriedFromTheCacheGiveTheSameGraphs() throws Exception {
+    void sharedDecodingsGiveTheSameGraphsAsFreshOnes() throws Exception {
         int edges = 0;
         List<String> sample = TestBlocks.bhiveSample();
         for (int pass = 0; pass < 2; pass++) { // the second pass is served from the cache
             for (String hex : sample) {
                 BasicBlock block = BasicBlock.fromHex(hex);
                 for (MemoryPolicy policy : MemoryPolicy.values()) {
-                    // A plain list carries no effects, so this graph computes every instruction's afresh.
-                    DependencyGraph fresh = DependencyGraph.of(new java.util.ArrayList<>(block.instructions()),
-                            policy);
+                    // Decoded without the cache: new decodings, with effects and memory accesses of their own.
+                    byte[] bytes = block.bytes();
+                    DependencyGraph fresh = DependencyGraph.of(Zydis.get().decode(bytes, bytes.length, false), policy);
                     assertEquals(fresh.edges(), block.dependencyGraph(policy).edges(), hex + " " + policy);
                     edges += fresh.edgeCount();
                 }
             }
         }
         assertTrue(edges > 50_000, "compared " + edges + " edges");
+    }
+
+    @Test
+    void inlineAndArrayEffectsGiveTheSameGraphs() throws Exception {
+        int edges = 0;
+        for (String hex : TestBlocks.bhiveSample()) {
+            BasicBlock block = BasicBlock.fromHex(hex);
+            for (MemoryPolicy policy : MemoryPolicy.values()) {
+                DependencyGraph viaArrays = DependencyGraph.build(block.instructions(), policy, false);
+                assertEquals(viaArrays.edges(), block.dependencyGraph(policy).edges(), hex + " " + policy);
+                edges += viaArrays.edgeCount();
+            }
+        }
+        assertTrue(edges > 25_000, "compared " + edges + " edges");
     }
 
     @Test
