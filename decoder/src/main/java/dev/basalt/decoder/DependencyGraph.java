@@ -89,9 +89,6 @@ public final class DependencyGraph {
         final int[] lastWriter = new int[InstructionEffects.RESOURCE_IDS];
         final int[][] readers = new int[InstructionEffects.RESOURCE_IDS][4];
         final int[] readerCount = new int[InstructionEffects.RESOURCE_IDS];
-        final int[] touched = new int[InstructionEffects.RESOURCE_IDS];
-        final boolean[] isTouched = new boolean[InstructionEffects.RESOURCE_IDS];
-        int touchedCount;
 
         Scratch() {
             Arrays.fill(lastWriter, -1);
@@ -202,13 +199,6 @@ public final class DependencyGraph {
             regCount += known.length - h;
         }
 
-        void touch(int r) {
-            if (!isTouched[r]) {
-                isTouched[r] = true;
-                touched[touchedCount++] = r;
-            }
-        }
-
         void addEdge(long e) {
             if (edgeCount == edges.length) {
                 edges = Arrays.copyOf(edges, edgeCount * 2);
@@ -217,13 +207,12 @@ public final class DependencyGraph {
         }
 
         void reset() {
-            for (int k = 0; k < touchedCount; k++) {
-                int r = touched[k];
+            // Every resource the walk changed is among the block's register effects.
+            for (int k = 0; k < regCount; k++) {
+                int r = regs[k];
                 lastWriter[r] = -1;
                 readerCount[r] = 0;
-                isTouched[r] = false;
             }
-            touchedCount = 0;
             edgeCount = 0;
             Arrays.fill(mem, 0, memCount, null);
         }
@@ -315,7 +304,6 @@ public final class DependencyGraph {
         int readEnd = sc.writeStart[i];
         for (int k = sc.readStart[i]; k < readEnd; k++) {
             int r = regs[k];
-            sc.touch(r);
             if (lastWriter[r] >= 0) {
                 sc.addEdge(pack(lastWriter[r], p, DependencyKind.RAW, false, r));
             }
@@ -329,7 +317,6 @@ public final class DependencyGraph {
         }
         for (int k = readEnd, end = sc.readStart[i + 1]; k < end; k++) {
             int r = regs[k];
-            sc.touch(r);
             int[] rs = readers[r];
             for (int q = 0, count = readerCount[r]; q < count; q++) {
                 if (rs[q] != p) {
@@ -348,7 +335,6 @@ public final class DependencyGraph {
      * Register and flag edges into position {@code p >= n}, the second copy: only those from the first copy
      * count (loop-carried), so once a resource is written in the second copy it yields nothing more, and the
      * second copy's readers need not be remembered (they could only produce edges within the second copy).
-     * The first copy touched every resource already.
      */
     private static void registersSecondCopy(Scratch sc, int n, int p, int i) {
         int[] regs = sc.regs;
