@@ -40,8 +40,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 5)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.foreign", "--enable-native-access=ALL-UNNAMED",
-    "-Dbasalt.native=panama"})
+@Fork(1)
 @Threads(1)
 public class DecodeBenchmark {
 
@@ -103,17 +102,19 @@ public class DecodeBenchmark {
         }
     }
 
-    /** {@link #decode} with every native call through JNA (the binding when the JVM has no foreign access). */
+    /** {@link #decode} with Zydis called through Java 17's foreign-function API instead of JNA. */
     @Benchmark
-    @Fork(value = 1, jvmArgsAppend = "-Dbasalt.native=jna")
-    public void decodeJna(Counters c, Blackhole bh) {
+    @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.foreign", "--enable-native-access=ALL-UNNAMED",
+        "-Dbasalt.native=panama"})
+    public void decodePanama(Counters c, Blackhole bh) {
         decode(c, bh);
     }
 
-    /** {@link #decodeAndGraph} through JNA. */
+    /** {@link #decodeAndGraph} through the foreign-function API. */
     @Benchmark
-    @Fork(value = 1, jvmArgsAppend = "-Dbasalt.native=jna")
-    public void decodeAndGraphJna(Counters c, Blackhole bh) {
+    @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.foreign", "--enable-native-access=ALL-UNNAMED",
+        "-Dbasalt.native=panama"})
+    public void decodeAndGraphPanama(Counters c, Blackhole bh) {
         decodeAndGraph(c, bh);
     }
 
