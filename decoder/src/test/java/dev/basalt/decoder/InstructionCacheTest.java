@@ -10,10 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The per-thread instruction cache is an optimisation only: results are identical with and without it. */
 class InstructionCacheTest {
 
-    private static List<Object> everything(Instruction i) {
-        return List.of(i.offset(), i.hex(), i.mnemonic(), i.prefixes(), i.operands(), i.flagsRead(),
-                i.flagsWritten(), i.idiom(), i.isaSet(), i.isaExtension(), i.category(), i.form());
-    }
 
     @Test
     void cachedDecodingEqualsFreshDecoding() throws Exception {
@@ -25,10 +21,7 @@ class InstructionCacheTest {
             byte[] bytes = Hex.parse(hex);
             List<Instruction> fresh = Zydis.get().decode(bytes, bytes.length, false);
             List<Instruction> cached = Zydis.get().decode(bytes, bytes.length, true);
-            assertEquals(fresh.size(), cached.size(), hex);
-            for (int k = 0; k < fresh.size(); k++) {
-                assertEquals(everything(fresh.get(k)), everything(cached.get(k)), hex);
-            }
+            TestBlocks.assertSameInstructions(fresh, cached, hex);
             instructions += fresh.size();
         }
         assertTrue(instructions > 10_000, "compared " + instructions + " instructions");

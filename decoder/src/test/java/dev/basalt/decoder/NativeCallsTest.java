@@ -15,10 +15,6 @@ class NativeCallsTest {
 
     private static final NativeCalls JNA = new NativeCalls.Jna();
 
-    private static List<Object> everything(Instruction i) {
-        return List.of(i.offset(), i.hex(), i.mnemonic(), i.prefixes(), i.operands(), i.flagsRead(),
-                i.flagsWritten(), i.idiom(), i.isaSet(), i.isaExtension(), i.category(), i.form());
-    }
 
     private static void assumeForeignAccess() {
         assumeTrue(ModuleLayer.boot().findModule("jdk.incubator.foreign").isPresent(),
@@ -40,10 +36,7 @@ class NativeCallsTest {
             byte[] bytes = Hex.parse(hex);
             List<Instruction> viaDefault = z.decode(bytes, bytes.length, false);
             List<Instruction> viaJna = z.decode(bytes, bytes.length, false, JNA);
-            assertEquals(viaJna.size(), viaDefault.size(), hex);
-            for (int k = 0; k < viaJna.size(); k++) {
-                assertEquals(everything(viaJna.get(k)), everything(viaDefault.get(k)), hex);
-            }
+            TestBlocks.assertSameInstructions(viaJna, viaDefault, hex);
             instructions += viaJna.size();
         }
         assertTrue(instructions > 5_000, "compared " + instructions + " instructions");
@@ -67,8 +60,7 @@ class NativeCallsTest {
             }
             if (viaJna == null) {
                 List<Instruction> viaDefault = z.decode(bytes, bytes.length, false);
-                assertEquals(decoded.stream().map(NativeCallsTest::everything).toList(),
-                        viaDefault.stream().map(NativeCallsTest::everything).toList(), Hex.format(bytes));
+                TestBlocks.assertSameInstructions(decoded, viaDefault, Hex.format(bytes));
             } else {
                 DecodeException viaDefault = assertThrows(DecodeException.class,
                         () -> z.decode(bytes, bytes.length, false));

@@ -20,6 +20,21 @@ final class TestBlocks {
     private TestBlocks() {
     }
 
+    /** Every field of an instruction, for comparisons that must cover them all. */
+    static List<Object> everything(Instruction i) {
+        return List.of(i.offset(), i.hex(), i.mnemonic(), i.prefixes(), i.operands(), i.flagsRead(),
+                i.flagsWritten(), i.idiom(), i.isaSet(), i.isaExtension(), i.category(), i.form());
+    }
+
+    /** Asserts that two decodings of one block agree on every field of every instruction. */
+    static void assertSameInstructions(List<Instruction> expected, List<Instruction> actual, String block) {
+        org.junit.jupiter.api.Assertions.assertEquals(expected.size(), actual.size(), block);
+        for (int k = 0; k < expected.size(); k++) {
+            org.junit.jupiter.api.Assertions.assertEquals(everything(expected.get(k)), everything(actual.get(k)),
+                    block);
+        }
+    }
+
     /** 1,000 real blocks bundled with the tests. */
     static List<String> bhiveSample() throws IOException {
         try (InputStream in = TestBlocks.class.getResourceAsStream("bhive-hsw-1000.txt");
