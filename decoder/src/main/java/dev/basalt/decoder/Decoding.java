@@ -52,13 +52,14 @@ public final class Decoding {
     /** The first memory access (null when none): most instructions have at most one. */
     final MemoryAccess memory0;
 
+    /** Takes ownership of {@code bytes}: the decoder passes a fresh copy and never touches it again. */
     Decoding(byte[] bytes, String mnemonic, Set<Prefix> prefixes, List<Operand> operands, FlagSet flagsRead,
              FlagSet flagsWritten, Idiom idiom, String isaSet, String isaExtension, String category, String form) {
         Objects.requireNonNull(bytes, "bytes");
         if (bytes.length == 0 || bytes.length > 15) {
             throw new IllegalArgumentException("an x86 instruction is 1..15 bytes, got " + bytes.length);
         }
-        this.bytes = bytes.clone();
+        this.bytes = bytes;
         this.length = bytes.length;
         this.mnemonic = Objects.requireNonNull(mnemonic, "mnemonic");
         this.prefixes = prefixes.isEmpty() ? Set.of() : Set.copyOf(prefixes);

@@ -122,23 +122,11 @@ public final class DependencyGraph {
                 Decoding decoding = insn.decoding();
                 int ids = decoding.inlineCount;
                 if (ids < 0 || !inline) {
-                    slowEffects(i, insn, policy);
+                    slowEffects(i, insn, decoding, policy);
                     continue;
                 }
                 // Everything from the decoding's own fields: its arrays are further objects, likely cache misses.
-                int memoryOperands = decoding.memoryCount;
-                if (memoryOperands > 0) {
-                    int bits = decoding.memoryActions;
-                    if (policy == MemoryPolicy.SAME_EXPRESSION && bits >= 0) {
-                        memory(decoding.memory0.at(insn), (bits & 1) != 0, (bits & 2) != 0);
-                        for (int k = 1; k < memoryOperands; k++) {
-                            int b = bits >>> (2 * k);
-                            memory(decoding.memory[k].at(insn), (b & 1) != 0, (b & 2) != 0);
-                        }
-                    } else {
-                        InstructionEffects.memoryOnly(insn, policy, this);
-                    }
-                }
+                memoryEffects(insn, decoding, policy);
                 if (regCount + ids > regs.length) {
                     regs = Arrays.copyOf(regs, 2 * (regCount + ids));
                 }
@@ -175,20 +163,28 @@ public final class DependencyGraph {
             Arrays.fill(chainHead, 0, slots, -1);
         }
 
-        /** Effects of instruction {@code i} from its packed array (when they do not fit inline). */
-        private void slowEffects(int i, Instruction insn, MemoryPolicy policy) {
-            Decoding decoding = insn.decoding();
-            int[] known = decoding.effects;
-            if (known[1] > 0) {
-                if (policy == MemoryPolicy.SAME_EXPRESSION && known[2] >= 0) {
-                    for (int k = 0; k < known[1]; k++) {
-                        int bits = known[2] >>> (2 * k);
-                        memory(decoding.memory[k].at(insn), (bits & 1) != 0, (bits & 2) != 0);
-                    }
-                } else {
-                    InstructionEffects.memoryOnly(insn, policy, this);
-                }
+        /** Memory accesses of one instruction: the decoding's shared ones, or made afresh for all-alias. */
+        private void memoryEffects(Instruction insn, Decoding decoding, MemoryPolicy policy) {
+            int count = decoding.memoryCount;
+            if (count == 0) {
+                return;
             }
+            int bits = decoding.memoryActions;
+            if (policy != MemoryPolicy.SAME_EXPRESSION || bits < 0) {
+                InstructionEffects.memoryOnly(insn, policy, this);
+                return;
+            }
+            memory(decoding.memory0.at(insn), (bits & 1) != 0, (bits & 2) != 0);
+            for (int k = 1; k < count; k++) {
+                int b = bits >>> (2 * k);
+                memory(decoding.memory[k].at(insn), (b & 1) != 0, (b & 2) != 0);
+            }
+        }
+
+        /** Effects of instruction {@code i} from its packed array (when they do not fit inline). */
+        private void slowEffects(int i, Instruction insn, Decoding decoding, MemoryPolicy policy) {
+            memoryEffects(insn, decoding, policy);
+            int[] known = decoding.effects;
             int h = InstructionEffects.PACKED_HEADER;
             if (regCount + known.length > regs.length) {
                 regs = Arrays.copyOf(regs, 2 * (regCount + known.length));

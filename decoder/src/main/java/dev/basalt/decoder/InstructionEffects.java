@@ -1,6 +1,6 @@
 package dev.basalt.decoder;
 
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -94,16 +94,13 @@ final class InstructionEffects {
      * offset 0), or null when it has none.
      */
     static MemoryAccess[] memoryTemplates(Decoding decoding) {
-        List<Operand> operands = decoding.operands();
-        MemoryAccess[] out = null;
-        int count = 0;
-        for (int k = 0, n = operands.size(); k < n; k++) {
-            if (operands.get(k) instanceof Operand.MemoryOperand m) {
-                out = out == null ? new MemoryAccess[2] : count == out.length ? Arrays.copyOf(out, 2 * count) : out;
-                out[count++] = new MemoryAccess(decoding.length(), m, MemoryPolicy.SAME_EXPRESSION);
+        List<MemoryAccess> out = new ArrayList<>(2);
+        for (Operand o : decoding.operands()) {
+            if (o instanceof Operand.MemoryOperand m) {
+                out.add(new MemoryAccess(decoding.length(), m, MemoryPolicy.SAME_EXPRESSION));
             }
         }
-        return out == null || count == out.length ? out : Arrays.copyOf(out, count);
+        return out.isEmpty() ? null : out.toArray(new MemoryAccess[0]);
     }
 
     /**
