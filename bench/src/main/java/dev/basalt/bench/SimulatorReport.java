@@ -8,9 +8,9 @@ import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.difftune.LlvmMcaImporter;
-import dev.basalt.difftune.Simulator;
-import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.simulator.LlvmMcaImporter;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorParams;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +37,7 @@ public final class SimulatorReport {
         Dataset data = Dataset.bundled();
         LlvmMcaImporter llvm = new LlvmMcaImporter("llvm-mc-14", "llvm-mca-14");
         List<Evaluation> evaluations = new ArrayList<>();
-        for (Microarchitecture m : Microarchitecture.values()) {
+        for (Microarchitecture m : Microarchitecture.measured()) {
             SimulatorParams params = SimulatorParams.bundled(m);
             Simulator sim = new Simulator(params);
             List<LabelledBlock> labelled = data.labelled(m);

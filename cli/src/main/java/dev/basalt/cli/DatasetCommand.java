@@ -23,7 +23,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -51,7 +50,7 @@ final class DatasetCommand {
         if (files == null || files.isEmpty()) {
             return Dataset.bundled();
         }
-        Map<Microarchitecture, Path> byCpu = new EnumMap<>(Microarchitecture.class);
+        Map<Microarchitecture, Path> byCpu = new java.util.TreeMap<>();
         for (Map.Entry<String, Path> e : files.entrySet()) {
             byCpu.put(Microarchitecture.parse(e.getKey()), e.getValue());
         }
@@ -65,7 +64,7 @@ final class DatasetCommand {
 
     static List<Microarchitecture> cpus(List<String> names) {
         if (names == null || names.isEmpty()) {
-            return List.of(Microarchitecture.values());
+            return Microarchitecture.measured();
         }
         return names.stream().map(Microarchitecture::parse).toList();
     }
@@ -104,7 +103,7 @@ final class DatasetCommand {
             out.println();
             out.printf("%-10s %7s %7s %7s %7s %8s %9s %7s %7s %7s %7s %7s %9s%n", "cpu", "blocks", "train", "valid",
                     "test", "decode!", "min", "p10", "p25", "p50", "p75", "p90", "max");
-            Map<Microarchitecture, double[]> values = new EnumMap<>(Microarchitecture.class);
+            Map<Microarchitecture, double[]> values = new java.util.TreeMap<>();
             for (Microarchitecture m : cpus) {
                 List<LabelledBlock> blocks = d.labelled(m);
                 if (blocks.isEmpty()) {

@@ -1,12 +1,13 @@
 package dev.basalt.cli;
 
-import dev.basalt.bench.EvalReport;
-import dev.basalt.bench.Evaluator;
+import dev.basalt.eval.EvalReport;
+import dev.basalt.eval.Evaluator;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.Split;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import dev.basalt.simulator.LlvmMcaEstimator;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -88,20 +89,21 @@ final class EvalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
-        List<String> known = new java.util.ArrayList<>(dev.basalt.core.Estimators.available());
-        known.add(Evaluator.LLVM_MCA);
+        List<String> known = dev.basalt.core.Estimators.available();
         for (String m : models) {
             if (!known.contains(m)) {
                 throw new IllegalArgumentException("unknown model '" + m + "': use " + String.join(", ", known));
             }
         }
-        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Arrays.asList(Microarchitecture.values())
+        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
                 : mcpu.stream().map(Microarchitecture::parse).toList();
-        Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split), llvmMc, llvmMca);
+        Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split));
         long t0 = System.nanoTime();
         Evaluator.Result result;
         try (ProgressBars bars = new ProgressBars(o)) {
-            result = Evaluator.run(Dataset.bundled(), config, bars);
+            // --llvm-mc/--llvm-mca choose the commands behind the llvm-mca estimator.
+            result = Evaluator.run(Dataset.bundled(), config, name -> name.equals(LlvmMcaEstimator.NAME)
+                    ? new LlvmMcaEstimator(llvmMc, llvmMca) : dev.basalt.core.Estimators.load(name), bars);
         }
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
                 + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split;

@@ -4,7 +4,7 @@ import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.BlockFiles;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.difftune.LlvmMcaImporter;
+import dev.basalt.simulator.LlvmMcaImporter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;

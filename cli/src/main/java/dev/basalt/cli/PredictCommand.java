@@ -128,7 +128,7 @@ final class PredictCommand implements Callable<Integer> {
         }
         // Batched per CPU: a learned model is many times faster on a batch than block by block.
         List<BasicBlock> decoded = blocks.stream().filter(java.util.Objects::nonNull).toList();
-        java.util.Map<Microarchitecture, List<Prediction>> byCpu = new java.util.EnumMap<>(Microarchitecture.class);
+        java.util.Map<Microarchitecture, List<Prediction>> byCpu = new java.util.TreeMap<>();
         for (Microarchitecture m : cpus) {
             List<Prediction> all = new ArrayList<>(decoded.size());
             for (int from = 0; from < decoded.size(); from += BATCH) {

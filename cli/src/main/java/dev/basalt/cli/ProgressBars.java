@@ -1,6 +1,6 @@
 package dev.basalt.cli;
 
-import dev.basalt.bench.Evaluator;
+import dev.basalt.eval.Evaluator;
 import dev.basalt.difftune.Tuner;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;

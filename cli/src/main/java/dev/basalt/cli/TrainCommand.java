@@ -10,7 +10,7 @@ import dev.basalt.granite.GraniteConfig;
 import dev.basalt.granite.GraniteModel;
 import dev.basalt.ithemal.IthemalConfig;
 import dev.basalt.ithemal.IthemalModel;
-import dev.basalt.core.training.LearnedEstimator;
+import dev.basalt.training.LearnedEstimator;
 import dev.basalt.decoder.BasicBlock;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -99,7 +99,7 @@ final class TrainCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("give --data or --data-dir, not both");
             }
             files = new LinkedHashMap<>();
-            for (Microarchitecture m : Microarchitecture.values()) {
+            for (Microarchitecture m : Microarchitecture.measured()) {
                 Path f = dataDir.resolve(m.shortName() + ".csv");
                 if (Files.isRegularFile(f)) {
                     files.put(m.shortName(), f);
@@ -117,7 +117,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         List<LabelledBlock> validation = data.blocks(scheme, Split.VALIDATION);
         List<LabelledBlock> test = data.blocks(scheme, Split.TEST);
-        List<Microarchitecture> cpus = mcpus == null ? List.of(Microarchitecture.values())
+        List<Microarchitecture> cpus = mcpus == null ? Microarchitecture.measured()
                 : mcpus.stream().map(Microarchitecture::parse).distinct().toList();
         if (mcpus != null) {
             // Blocks with no label for any chosen CPU teach nothing; drop them so "one CPU, same budget" is fair.
@@ -136,7 +136,7 @@ final class TrainCommand implements Callable<Integer> {
             ProgressBar[] bar = new ProgressBar[1];
             int[] epoch = {1};
             double[] best = {Double.POSITIVE_INFINITY};
-            List<dev.basalt.core.training.MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
+            List<dev.basalt.training.MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
                 if (bar[0] != null) {
                     bar[0].close();
                     bar[0] = null;

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.difftune.Simulator;
-import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

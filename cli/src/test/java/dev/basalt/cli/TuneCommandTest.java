@@ -3,8 +3,8 @@ package dev.basalt.cli;
 import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.difftune.Simulator;
-import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,7 +57,7 @@ class TuneCommandTest {
     void simulatorNamesTheirTables() {
         // simulator-default and simulator-untuned use the untuned llvm-mca tables; simulator the standard ones.
         BasicBlock b = BasicBlock.fromHex("488b07480fafc0");
-        for (Microarchitecture m : Microarchitecture.values()) {
+        for (Microarchitecture m : Microarchitecture.measured()) {
             SimulatorParams untuned = SimulatorParams.bundled(m);
             assertEquals(new Simulator(untuned).run(b, Simulator.Options.llvmMcaCompatible()).cyclesPerIteration(),
                     Estimators.load("simulator-default").predict(b, m).cyclesPerIteration(), 0.0);

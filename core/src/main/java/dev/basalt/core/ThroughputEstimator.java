@@ -4,6 +4,7 @@ import dev.basalt.decoder.BasicBlock;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -33,6 +34,27 @@ public interface ThroughputEstimator {
             out.add(predict(b, uarch));
         }
         return out;
+    }
+
+    /**
+     * Predicts many blocks, leaving empty the ones this estimator cannot predict ({@link
+     * UnpredictableBlockException}) instead of failing them all; any other exception propagates. Estimators
+     * that can tell which blocks failed in one batch (llvm-mca) override this.
+     */
+    default List<Optional<Prediction>> predictEach(List<BasicBlock> blocks, Microarchitecture uarch) {
+        try {
+            return predictAll(blocks, uarch).stream().map(Optional::of).toList();
+        } catch (UnpredictableBlockException batchFailed) {
+            List<Optional<Prediction>> out = new ArrayList<>(blocks.size());
+            for (BasicBlock b : blocks) {
+                try {
+                    out.add(Optional.of(predict(b, uarch)));
+                } catch (UnpredictableBlockException e) {
+                    out.add(Optional.empty());
+                }
+            }
+            return out;
+        }
     }
 
     /** Fails with a clear message when {@code uarch} is not supported. */

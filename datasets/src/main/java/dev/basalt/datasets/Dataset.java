@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,7 +61,7 @@ public final class Dataset {
     /** Reads one BHive CSV per CPU and joins them. */
     public static Dataset load(String name, Map<Microarchitecture, Path> files) throws IOException {
         List<BlockFiles.Loaded> loaded = new ArrayList<>();
-        for (Map.Entry<Microarchitecture, Path> e : new EnumMap<>(files).entrySet()) {
+        for (Map.Entry<Microarchitecture, Path> e : new java.util.TreeMap<>(files).entrySet()) {
             loaded.add(BlockFiles.readLabelled(e.getValue(), e.getKey()));
         }
         return join(name, loaded);
@@ -74,7 +73,7 @@ public final class Dataset {
      */
     public static Dataset bundled() {
         List<BlockFiles.Loaded> loaded = new ArrayList<>();
-        for (Microarchitecture m : Microarchitecture.values()) {
+        for (Microarchitecture m : Microarchitecture.measured()) {
             String resource = BUNDLED + m.shortName() + ".csv";
             try (InputStream in = Dataset.class.getResourceAsStream(resource)) {
                 if (in == null) {
@@ -129,7 +128,7 @@ public final class Dataset {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             for (LabelledBlock b : blocks) {
                 md.update(b.hex().getBytes(StandardCharsets.US_ASCII));
-                for (Microarchitecture m : Microarchitecture.values()) {
+                for (Microarchitecture m : Microarchitecture.measured()) {
                     b.throughput(m).ifPresent(v -> md.update((m.shortName() + "=" + v + ";")
                             .getBytes(StandardCharsets.US_ASCII)));
                 }

@@ -3,7 +3,6 @@ package dev.basalt.datasets;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
@@ -51,7 +50,7 @@ public record LabelledBlock(BasicBlock block, Map<Microarchitecture, Double> thr
 
     /** This block with one more (or a replaced) label. */
     public LabelledBlock withLabel(Microarchitecture uarch, double cyclesPerIteration) {
-        Map<Microarchitecture, Double> m = new EnumMap<>(Microarchitecture.class);
+        Map<Microarchitecture, Double> m = new java.util.TreeMap<>();
         m.putAll(throughputs);
         m.put(uarch, cyclesPerIteration);
         return new LabelledBlock(block, m);

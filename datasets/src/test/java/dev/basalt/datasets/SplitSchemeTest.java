@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +52,7 @@ class SplitSchemeTest {
         // Rebuild each CPU's file with its rows shuffled and the files joined in reverse order.
         Random rnd = new Random(7);
         List<BlockFiles.Loaded> files = new ArrayList<>();
-        List<Microarchitecture> order = new ArrayList<>(List.of(Microarchitecture.values()));
+        List<Microarchitecture> order = new ArrayList<>(Microarchitecture.measured());
         Collections.reverse(order);
         for (Microarchitecture m : order) {
             List<String> rows = new ArrayList<>();
@@ -69,10 +68,10 @@ class SplitSchemeTest {
             assertEquals(reference.get(b.hex()), scheme.of(b), b.hex());
         }
         // Per-CPU views agree: a block measured on several CPUs is in one split for all of them.
-        Map<String, EnumMap<Microarchitecture, Split>> perCpu = new HashMap<>();
-        for (Microarchitecture m : Microarchitecture.values()) {
+        Map<String, java.util.TreeMap<Microarchitecture, Split>> perCpu = new HashMap<>();
+        for (Microarchitecture m : Microarchitecture.measured()) {
             for (LabelledBlock b : shuffled.labelled(m)) {
-                perCpu.computeIfAbsent(b.hex(), k -> new EnumMap<>(Microarchitecture.class)).put(m, scheme.of(b));
+                perCpu.computeIfAbsent(b.hex(), k -> new java.util.TreeMap<>()).put(m, scheme.of(b));
             }
         }
         long shared = perCpu.values().stream().filter(v -> v.size() > 1).count();

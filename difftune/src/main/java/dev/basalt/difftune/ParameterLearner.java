@@ -1,11 +1,14 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import dev.basalt.core.Djl;
-import dev.basalt.core.training.MultiTaskTrainer;
-import dev.basalt.core.training.Rows;
+import dev.basalt.training.Djl;
+import dev.basalt.training.MultiTaskTrainer;
+import dev.basalt.training.Rows;
 import dev.basalt.decoder.BasicBlock;
 
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

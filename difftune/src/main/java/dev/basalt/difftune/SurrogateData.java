@@ -1,5 +1,8 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;

@@ -1,17 +1,20 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import dev.basalt.core.Djl;
+import dev.basalt.training.Djl;
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.core.training.ModelFile;
-import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.training.ModelFile;
+import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.ithemal.IthemalTokenizer;
+import dev.basalt.datasets.IthemalTokenizer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -121,7 +124,7 @@ public final class SurrogateModel implements AutoCloseable {
                 zero[i] = insn.idiom() == Idiom.ZERO;
                 forms[i] = insn.form();
             }
-            return new Prepared(b, ids, zero, Simulator.sources(b, options, Simulator.stackOps(b)), forms);
+            return new Prepared(b, ids, zero, Simulator.sources(b, options), forms);
         });
     }
 

@@ -1,14 +1,15 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.CriticalPath;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
-import dev.basalt.core.training.Lstm;
-import dev.basalt.core.training.Parameters;
-import dev.basalt.core.training.Rows;
+import dev.basalt.training.Lstm;
+import dev.basalt.training.Parameters;
+import dev.basalt.training.Rows;
 
 import java.util.Map;
 import java.util.SplittableRandom;

@@ -1,7 +1,10 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;

@@ -1,5 +1,8 @@
 package dev.basalt.difftune;
 
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.Simulator;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;

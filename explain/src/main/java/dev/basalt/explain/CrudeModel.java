@@ -7,11 +7,10 @@ import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Dependency;
 import dev.basalt.decoder.DependencyKind;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.difftune.InstructionParams;
-import dev.basalt.difftune.Simulator;
-import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorParams;
 
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -50,7 +49,7 @@ public final class CrudeModel implements ThroughputEstimator {
 
     @Override
     public Set<Microarchitecture> supported() {
-        return EnumSet.of(Microarchitecture.HASWELL);
+        return Set.of(Microarchitecture.HASWELL);
     }
 
     /** Reciprocal throughput of one instruction, in cycles. */

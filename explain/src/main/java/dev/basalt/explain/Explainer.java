@@ -4,9 +4,9 @@ import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.difftune.Bottleneck;
-import dev.basalt.difftune.SimulatorEstimator;
-import dev.basalt.difftune.SimulatorParams;
+import dev.basalt.simulator.Bottleneck;
+import dev.basalt.simulator.SimulatorEstimator;
+import dev.basalt.simulator.SimulatorParams;
 
 import java.util.Optional;
 

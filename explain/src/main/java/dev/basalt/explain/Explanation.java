@@ -3,7 +3,7 @@ package dev.basalt.explain;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Dependency;
-import dev.basalt.difftune.Bottleneck;
+import dev.basalt.simulator.Bottleneck;
 
 import java.util.List;
 import java.util.Objects;

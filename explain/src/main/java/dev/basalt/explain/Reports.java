@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.basalt.decoder.Dependency;
 import dev.basalt.decoder.DependencyKind;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.difftune.Bottleneck;
+import dev.basalt.simulator.Bottleneck;
 
 import java.util.HashSet;
 import java.util.List;

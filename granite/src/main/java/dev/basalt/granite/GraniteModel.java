@@ -2,20 +2,19 @@ package dev.basalt.granite;
 
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
-import dev.basalt.core.Djl;
+import dev.basalt.training.Djl;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
-import dev.basalt.core.training.LearnedEstimator;
-import dev.basalt.core.training.ModelFile;
-import dev.basalt.core.training.MultiTaskTrainer;
-import dev.basalt.core.training.Priors;
+import dev.basalt.training.LearnedEstimator;
+import dev.basalt.training.ModelFile;
+import dev.basalt.training.MultiTaskTrainer;
+import dev.basalt.training.Priors;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.BasicBlock;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,7 +112,7 @@ public final class GraniteModel implements LearnedEstimator<LabelledBlock> {
 
     @Override
     public Set<Microarchitecture> supported() {
-        return EnumSet.copyOf(cpus);
+        return new java.util.TreeSet<>(cpus);
     }
 
     @Override

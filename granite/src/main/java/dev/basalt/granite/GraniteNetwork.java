@@ -5,7 +5,7 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import dev.basalt.core.training.Rows;
+import dev.basalt.training.Rows;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

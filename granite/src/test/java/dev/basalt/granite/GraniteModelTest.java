@@ -1,7 +1,7 @@
 package dev.basalt.granite;
 
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;

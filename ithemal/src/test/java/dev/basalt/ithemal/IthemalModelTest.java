@@ -2,7 +2,7 @@ package dev.basalt.ithemal;
 
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
-import dev.basalt.core.training.MultiTaskTrainer;
+import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;

@@ -1,0 +1,221 @@
+package dev.basalt.eval;
+
+import dev.basalt.core.EstimatorUnavailableException;
+import dev.basalt.core.Estimators;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.Evaluation;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.decoder.BasicBlock;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * {@code basalt eval}: every estimator's predictions on the same blocks (one split of a data set, per CPU), and
+ * their accuracy and speed, measured the same way for all (DESIGN.md §9). {@code llvm-mca} is an estimator like
+ * the others (llvm-mca-14, all blocks of a CPU as regions of a few runs) and is skipped with a note when missing.
+ * A block an estimator cannot predict counts against its coverage, not its error.
+ */
+public final class Evaluator {
+
+    private static final int BATCH = 256;
+
+    /**
+     * What to evaluate.
+     *
+     * @param models   estimator names ({@code Estimators.available()})
+     * @param cpus     the CPUs
+     * @param split    the split, or empty for every block
+     */
+    public record Config(List<String> models, List<Microarchitecture> cpus, Optional<Split> split) {
+        public Config {
+            models = List.copyOf(models);
+            cpus = List.copyOf(cpus);
+            Objects.requireNonNull(split, "split");
+            if (models.isEmpty() || cpus.isEmpty()) {
+                throw new IllegalArgumentException("give at least one model and one CPU");
+            }
+        }
+
+        public String splitName() {
+            return split.map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).orElse("all");
+        }
+    }
+
+    /**
+     * One estimator on one CPU.
+     *
+     * @param estimator       its name
+     * @param uarch           the CPU
+     * @param blocks          blocks of the split labelled for the CPU
+     * @param predicted       of which it predicted
+     * @param evaluation      accuracy on the predicted blocks (empty when none)
+     * @param blocksPerSecond predicted blocks per second of wall time (loading excluded)
+     * @param note            why it was skipped or what it missed (empty when nothing to say)
+     */
+    public record Row(String estimator, Microarchitecture uarch, int blocks, int predicted,
+                      Optional<Evaluation> evaluation, double blocksPerSecond, String note) {
+        public double coverage() {
+            return blocks == 0 ? 0 : (double) predicted / blocks;
+        }
+    }
+
+    /**
+     * Everything measured.
+     *
+     * @param config      what was asked
+     * @param dataset     the data set's name
+     * @param rows        one per (CPU, estimator), CPUs outermost
+     * @param blocks      per CPU, the blocks evaluated
+     * @param predictions per CPU and estimator, predictions aligned with {@code blocks} (NaN: not predicted)
+     */
+    public record Result(Config config, String dataset, List<Row> rows, Map<Microarchitecture, List<LabelledBlock>> blocks,
+                         Map<Microarchitecture, Map<String, double[]>> predictions) {
+    }
+
+    /** Progress of an evaluation. */
+    public interface Listener {
+        void phase(String name, long total);
+
+        void progress(long done);
+
+        void message(String line);
+    }
+
+    /** A listener that ignores everything. */
+    public static Listener silent() {
+        return new Listener() {
+            @Override
+            public void phase(String name, long total) {
+            }
+
+            @Override
+            public void progress(long done) {
+            }
+
+            @Override
+            public void message(String line) {
+            }
+        };
+    }
+
+    private Evaluator() {
+    }
+
+    /** Evaluates {@code config} on {@code data}, loading each estimator with {@link Estimators#load}. */
+    public static Result run(Dataset data, Config config, Listener listener) {
+        return run(data, config, Estimators::load, listener);
+    }
+
+    /**
+     * Evaluates {@code config} on {@code data}; {@code loader} turns a model name into its estimator. An
+     * estimator that cannot run here ({@link EstimatorUnavailableException}) gets a row per CPU saying why.
+     */
+    public static Result run(Dataset data, Config config, Function<String, ThroughputEstimator> loader,
+                             Listener listener) {
+        List<Row> rows = new ArrayList<>();
+        Map<Microarchitecture, List<LabelledBlock>> blocksByCpu = new LinkedHashMap<>();
+        Map<Microarchitecture, Map<String, double[]>> predictions = new LinkedHashMap<>();
+        Map<String, ThroughputEstimator> loaded = new LinkedHashMap<>();
+        Map<String, String> unavailable = new LinkedHashMap<>();
+        try {
+            for (String m : config.models()) {
+                try {
+                    loaded.put(m, loader.apply(m));
+                } catch (EstimatorUnavailableException e) {
+                    unavailable.put(m, "skipped: " + e.getMessage());
+                }
+            }
+            for (Microarchitecture cpu : config.cpus()) {
+                List<LabelledBlock> blocks = data.labelled(cpu).stream()
+                        .filter(b -> config.split().isEmpty() || SplitScheme.defaults().of(b) == config.split().get())
+                        .toList();
+                blocksByCpu.put(cpu, blocks);
+                double[] measured = blocks.stream().mapToDouble(b -> b.throughput(cpu).orElseThrow()).toArray();
+                List<BasicBlock> bbs = blocks.stream().map(LabelledBlock::block).toList();
+                Map<String, double[]> byModel = new LinkedHashMap<>();
+                predictions.put(cpu, byModel);
+                for (String m : config.models()) {
+                    ThroughputEstimator e = loaded.get(m);
+                    String skip = e == null ? unavailable.get(m)
+                            : e.supported().contains(cpu) ? null : "skipped: " + m + " has no model for " + cpu;
+                    if (skip != null) {
+                        listener.message(cpu + " " + m + ": " + skip);
+                        rows.add(new Row(m, cpu, blocks.size(), 0, Optional.empty(), 0, skip));
+                        continue;
+                    }
+                    double[] p = new double[blocks.size()];
+                    Arrays.fill(p, Double.NaN);
+                    long t0 = System.nanoTime();
+                    listener.phase(cpu + " " + m, bbs.size());
+                    predict(e, cpu, bbs, p, listener);
+                    double seconds = (System.nanoTime() - t0) / 1e9;
+                    byModel.put(m, p);
+                    rows.add(row(m, cpu, data.name(), config.splitName(), p, measured, seconds, ""));
+                    rows.get(rows.size() - 1).evaluation().ifPresent(ev -> listener.message(ev.toText()));
+                }
+            }
+        } finally {
+            for (ThroughputEstimator e : loaded.values()) {
+                if (e instanceof AutoCloseable c) {
+                    try {
+                        c.close();
+                    } catch (Exception closeFailed) {
+                        listener.message("closing " + e.name() + " failed: " + closeFailed);
+                    }
+                }
+            }
+        }
+        return new Result(config, data.name(), rows, blocksByCpu, predictions);
+    }
+
+    /**
+     * Predicts in batches; a block the estimator cannot predict ({@link ThroughputEstimator#predictEach}) stays
+     * NaN and counts against coverage. Every other failure propagates: it is a bug, not a result.
+     */
+    private static void predict(ThroughputEstimator e, Microarchitecture cpu, List<BasicBlock> blocks, double[] out,
+                                Listener listener) {
+        for (int from = 0; from < blocks.size(); from += BATCH) {
+            List<Optional<Prediction>> ps = e.predictEach(blocks.subList(from, Math.min(blocks.size(), from + BATCH)),
+                    cpu);
+            for (int k = 0; k < ps.size(); k++) {
+                out[from + k] = ps.get(k).map(Prediction::cyclesPerIteration).orElse(Double.NaN);
+            }
+            listener.progress(from + ps.size());
+        }
+    }
+
+    private static Row row(String m, Microarchitecture cpu, String dataset, String split, double[] p,
+                           double[] measured, double seconds, String note) {
+        int n = 0;
+        for (double v : p) {
+            if (Double.isFinite(v) && v > 0) {
+                n++;
+            }
+        }
+        double[] pp = new double[n];
+        double[] mm = new double[n];
+        int k = 0;
+        for (int i = 0; i < p.length; i++) {
+            if (Double.isFinite(p[i]) && p[i] > 0) {
+                pp[k] = p[i];
+                mm[k++] = measured[i];
+            }
+        }
+        Optional<Evaluation> ev = n < 2 ? Optional.empty() : Optional.of(Evaluation.of(m, dataset, split, cpu, pp, mm));
+        String missed = n < p.length ? (p.length - n) + " block(s) not predicted" : "";
+        return new Row(m, cpu, p.length, n, ev, seconds > 0 ? n / seconds : 0,
+                note.isEmpty() ? missed : note);
+    }
+}

@@ -1,0 +1,432 @@
+package dev.basalt.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.basalt.core.CpuDescriptor;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.Operand;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+
+/**
+ * Derives default simulator parameters from llvm-mca-14's scheduling model.
+ *
+ * <p>Blocks go to the tools in batches: {@code llvm-mc-14 --disassemble} turns each instruction (sent as its
+ * own bracketed byte group, so the boundaries are Basalt's) into AT&T text; those become one
+ * {@code # LLVM-MCA-BEGIN}/{@code END} region per block of one {@code llvm-mca-14 --instruction-tables --json}
+ * run, which reports every instruction's micro-ops, latency and per-port pressure. Each occurrence is mapped
+ * back to Basalt's instruction form by position; a form gets its most frequent row. Pressure spread evenly
+ * over a set of ports becomes that port group ({@code 0.25} on each of ports 0, 1, 5, 6 → one micro-op on
+ * group {@code 0156}). A batch that llvm-mca rejects is split in halves until the offending block is found
+ * and left out (and counted).
+ */
+public final class LlvmMcaImporter {
+
+    /**
+     * The integer ALU ports' group for the generic fallback: the descriptor's {@code ALU} ports, or for the Intel
+     * CPUs 0156 (015 where there is no port 6, Ivy Bridge).
+     */
+    static String aluGroup(List<String> ports, Microarchitecture uarch) {
+        List<CpuDescriptor.Port> mapped = uarch.descriptor().llvmMcaPorts();
+        if (!mapped.isEmpty()) {
+            return mapped.stream().filter(p -> p.unit().equals("ALU")).map(CpuDescriptor.Port::port)
+                    .filter(ports::contains).reduce("", String::concat);
+        }
+        StringBuilder g = new StringBuilder();
+        for (String p : List.of("0", "1", "5", "6")) {
+            if (ports.contains(p)) {
+                g.append(p);
+            }
+        }
+        return g.toString();
+    }
+
+    private static final int BATCH = 1000;
+
+    private final String llvmMc;
+    private final String llvmMca;
+    private final ObjectMapper json = new ObjectMapper();
+    /** Wall time spent inside llvm-mca processes by {@link #llvmMcaThroughput}, for speed comparisons. */
+    private long llvmMcaNanos;
+
+    public LlvmMcaImporter(String llvmMc, String llvmMca) {
+        this.llvmMc = llvmMc;
+        this.llvmMca = llvmMca;
+    }
+
+    /** What an import did. */
+    public record Report(SimulatorParams params, long blocks, long blocksImported, long occurrences,
+                         long formsImported) {
+    }
+
+    /**
+     * Imports parameters for {@code uarch} from the instructions of {@code blocks}.
+     *
+     * @param command  the command line that asked for it (recorded in the table's provenance)
+     * @param progress called with the number of blocks done so far
+     */
+    public Report run(List<BasicBlock> blocks, Microarchitecture uarch, String command, IntConsumer progress)
+            throws IOException, InterruptedException {
+        Map<String, Map<InstructionParams, Integer>> byForm = new HashMap<>();
+        List<String> ports = new ArrayList<>();
+        long imported = 0;
+        long occurrences = 0;
+        for (int start = 0; start < blocks.size(); start += BATCH) {
+            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + BATCH));
+            List<List<String>> asm = disassemble(batch);
+            List<BasicBlock> ok = new ArrayList<>();
+            List<List<String>> okAsm = new ArrayList<>();
+            for (int k = 0; k < batch.size(); k++) {
+                if (asm.get(k) != null) {
+                    ok.add(batch.get(k));
+                    okAsm.add(asm.get(k));
+                }
+            }
+            for (Collected c : tables(ok, okAsm, uarch)) {
+                if (ports.isEmpty()) {
+                    ports.addAll(c.ports);
+                }
+                for (int i = 0; i < c.block.size(); i++) {
+                    byForm.computeIfAbsent(c.block.instruction(i).form(), f -> new HashMap<>())
+                            .merge(c.rows.get(i), 1, Integer::sum);
+                    occurrences++;
+                }
+                imported++;
+            }
+            progress.accept(Math.min(blocks.size(), start + BATCH));
+        }
+        Map<String, InstructionParams> forms = new TreeMap<>();
+        Map<String, Map<InstructionParams, Integer>> byMnemonic = new HashMap<>();
+        for (Map.Entry<String, Map<InstructionParams, Integer>> e : byForm.entrySet()) {
+            forms.put(e.getKey(), mostFrequent(e.getValue()));
+            Map<InstructionParams, Integer> m = byMnemonic.computeIfAbsent(Simulator.mnemonicOf(e.getKey()),
+                    k -> new HashMap<>());
+            e.getValue().forEach((row, n) -> m.merge(row, n, Integer::sum));
+        }
+        Map<String, InstructionParams> mnemonics = new TreeMap<>();
+        byMnemonic.forEach((k, v) -> mnemonics.put(k, mostFrequent(v)));
+        CpuDescriptor machine = uarch.descriptor();
+        Map<String, Object> provenance = new LinkedHashMap<>();
+        provenance.put("source", "llvm-mca-14 --instruction-tables (" + llvmMca + "), disassembly by " + llvmMc);
+        provenance.put("command", command);
+        provenance.put("created", Instant.now().toString());
+        provenance.put("blocks", blocks.size());
+        provenance.put("blocksImported", imported);
+        provenance.put("instructionOccurrences", occurrences);
+        provenance.put("machine", "dispatch width, ROB and scheduler sizes of llvm-mca 14's " + uarch
+                + " model (its CPU descriptor); read-advance " + machine.loadLatency()
+                + " on the register sources of load-op forms");
+        SimulatorParams params = new SimulatorParams(uarch.llvmName(), machine.dispatchWidth(), machine.robSize(),
+                machine.schedulerSize(), machine.loadLatency(), ports, forms, mnemonics,
+                new InstructionParams(1, 1, 0, Map.of(aluGroup(ports, uarch), 1)), provenance);
+        return new Report(params, blocks.size(), imported, occurrences, forms.size());
+    }
+
+    /** Seconds spent inside llvm-mca (not llvm-mc) by {@link #llvmMcaThroughput} calls so far. */
+    public double llvmMcaSeconds() {
+        return llvmMcaNanos / 1e9;
+    }
+
+    /**
+     * llvm-mca's own throughput of each block: cycles per iteration over {@code iterations} iterations, all
+     * blocks as regions of one llvm-mca run (NaN for a block llvm-mc or llvm-mca cannot handle).
+     */
+    public double[] llvmMcaThroughput(List<BasicBlock> blocks, Microarchitecture uarch, int iterations)
+            throws IOException, InterruptedException {
+        double[] out = new double[blocks.size()];
+        java.util.Arrays.fill(out, Double.NaN);
+        for (int start = 0; start < blocks.size(); start += BATCH) {
+            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + BATCH));
+            List<List<String>> asm = disassemble(batch);
+            throughput(batch, asm, uarch, iterations, out, start);
+        }
+        return out;
+    }
+
+    private void throughput(List<BasicBlock> blocks, List<List<String>> asm, Microarchitecture uarch, int iterations,
+                            double[] out, int offset) throws IOException, InterruptedException {
+        StringBuilder in = new StringBuilder();
+        List<Integer> included = new ArrayList<>();
+        for (int k = 0; k < blocks.size(); k++) {
+            if (asm.get(k) == null) {
+                continue;
+            }
+            in.append("# LLVM-MCA-BEGIN b").append(k).append('\n');
+            asm.get(k).forEach(l -> in.append(l).append('\n'));
+            in.append("# LLVM-MCA-END\n");
+            included.add(k);
+        }
+        if (included.isEmpty()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
+                "-iterations=" + iterations, "--json"), in.toString());
+        llvmMcaNanos += System.nanoTime() - t0;
+        if (r.exit == 0) {
+            JsonNode regions = json.readTree(r.out).path("CodeRegions");
+            if (regions.size() == included.size()) {
+                for (int k = 0; k < included.size(); k++) {
+                    JsonNode summary = regions.get(k).path("SummaryView");
+                    out[offset + included.get(k)] = summary.path("TotalCycles").asDouble() / iterations;
+                }
+                return;
+            }
+        }
+        if (blocks.size() == 1) {
+            return;
+        }
+        int half = blocks.size() / 2;
+        throughput(blocks.subList(0, half), asm.subList(0, half), uarch, iterations, out, offset);
+        throughput(blocks.subList(half, blocks.size()), asm.subList(half, asm.size()), uarch, iterations, out,
+                offset + half);
+    }
+
+    private static InstructionParams mostFrequent(Map<InstructionParams, Integer> rows) {
+        return rows.entrySet().stream()
+                .max(Comparator.<Map.Entry<InstructionParams, Integer>>comparingInt(Map.Entry::getValue)
+                        .thenComparing(e -> e.getKey().toString(), Comparator.reverseOrder()))
+                .orElseThrow().getKey();
+    }
+
+    /** AT&T text of each instruction per block, or null for a block llvm-mc does not split as Basalt does. */
+    private List<List<String>> disassemble(List<BasicBlock> batch) throws IOException, InterruptedException {
+        List<List<String>> out = new ArrayList<>();
+        StringBuilder in = new StringBuilder();
+        for (BasicBlock b : batch) {
+            for (Instruction i : b.instructions()) {
+                in.append('[');
+                String hex = i.hex();
+                for (int k = 0; k < hex.length(); k += 2) {
+                    in.append(k == 0 ? "" : " ").append("0x").append(hex, k, k + 2);
+                }
+                in.append("] ");
+            }
+            in.append('\n');
+        }
+        Output r = run(List.of(llvmMc, "--disassemble", "-triple=x86_64-unknown-linux-gnu"), in.toString());
+        List<String> lines = new ArrayList<>();
+        for (String line : r.out.split("\n")) {
+            String t = line.trim();
+            if (!t.isEmpty() && !t.startsWith(".") && !t.startsWith("#")) {
+                lines.add(t.replace('\t', ' '));
+            }
+        }
+        int total = batch.stream().mapToInt(BasicBlock::size).sum();
+        if (r.exit == 0 && r.err.isBlank() && lines.size() == total) {
+            int k = 0;
+            for (BasicBlock b : batch) {
+                out.add(new ArrayList<>(lines.subList(k, k + b.size())));
+                k += b.size();
+            }
+            return out;
+        }
+        if (batch.size() == 1) {
+            out.add(null);
+            return out;
+        }
+        int half = batch.size() / 2;
+        out.addAll(disassemble(batch.subList(0, half)));
+        out.addAll(disassemble(batch.subList(half, batch.size())));
+        return out;
+    }
+
+    private record Collected(BasicBlock block, List<InstructionParams> rows, List<String> ports) {
+    }
+
+    /** Runs llvm-mca on the blocks, splitting the batch when llvm-mca rejects it. */
+    private List<Collected> tables(List<BasicBlock> blocks, List<List<String>> asm, Microarchitecture uarch)
+            throws IOException, InterruptedException {
+        if (blocks.isEmpty()) {
+            return List.of();
+        }
+        StringBuilder in = new StringBuilder();
+        for (int k = 0; k < blocks.size(); k++) {
+            in.append("# LLVM-MCA-BEGIN b").append(k).append('\n');
+            asm.get(k).forEach(l -> in.append(l).append('\n'));
+            in.append("# LLVM-MCA-END\n");
+        }
+        Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
+                "--instruction-tables", "--json"), in.toString());
+        if (r.exit == 0) {
+            List<Collected> out = parse(r.out, blocks, uarch);
+            if (out != null) {
+                return out;
+            }
+        }
+        if (blocks.size() == 1) {
+            return List.of();
+        }
+        int half = blocks.size() / 2;
+        List<Collected> out = new ArrayList<>(tables(blocks.subList(0, half), asm.subList(0, half), uarch));
+        out.addAll(tables(blocks.subList(half, blocks.size()), asm.subList(half, asm.size()), uarch));
+        return out;
+    }
+
+    private List<Collected> parse(String text, List<BasicBlock> blocks, Microarchitecture uarch) throws IOException {
+        JsonNode root = json.readTree(text);
+        List<String> ports = new ArrayList<>();
+        Map<String, String> units = new HashMap<>();
+        for (JsonNode n : root.path("TargetInfo").path("Resources")) {
+            String resource = n.asText().replace("\u0000", "0").replace("\u0001", "1").replace("\u0002", "2");
+            java.util.Optional<CpuDescriptor.Port> mapped = uarch.descriptor().port(resource);
+            if (mapped.isEmpty() && !uarch.descriptor().llvmMcaPorts().isEmpty()) {
+                throw new IOException("llvm-mca resource " + resource + " of " + uarch + " is not in its CPU "
+                        + "descriptor's llvmMcaPorts");
+            }
+            String port = mapped.map(CpuDescriptor.Port::port).orElseGet(() -> portName(resource));
+            ports.add(port);
+            units.put(port, mapped.map(CpuDescriptor.Port::unit).orElse("port"));
+        }
+        JsonNode regions = root.path("CodeRegions");
+        if (regions.size() != blocks.size()) {
+            return null;
+        }
+        List<Collected> out = new ArrayList<>();
+        for (int k = 0; k < blocks.size(); k++) {
+            JsonNode region = regions.get(k);
+            JsonNode infos = region.path("InstructionInfoView").path("InstructionList");
+            BasicBlock b = blocks.get(k);
+            if (infos.size() != b.size()) {
+                continue;
+            }
+            List<Map<String, Double>> pressure = new ArrayList<>();
+            for (int i = 0; i < b.size(); i++) {
+                pressure.add(new TreeMap<>());
+            }
+            for (JsonNode p : region.path("ResourcePressureView").path("ResourcePressureInfo")) {
+                int i = p.path("InstructionIndex").asInt();
+                if (i < b.size()) {
+                    pressure.get(i).merge(ports.get(p.path("ResourceIndex").asInt()),
+                            p.path("ResourceUsage").asDouble(), Double::sum);
+                }
+            }
+            List<InstructionParams> rows = new ArrayList<>();
+            for (int i = 0; i < b.size(); i++) {
+                JsonNode info = infos.get(i);
+                boolean loadOp = info.path("mayLoad").asBoolean() && hasRegisterSource(b.instruction(i));
+                rows.add(new InstructionParams(info.path("NumMicroOpcodes").asInt(), info.path("Latency").asInt(),
+                        loadOp ? uarch.descriptor().loadLatency() : 0, groups(pressure.get(i), units)));
+            }
+            out.add(new Collected(b, rows, ports.stream().distinct().toList()));
+        }
+        return out;
+    }
+
+    /** True if a visible register operand is read (the operand a load-op instruction may read late). */
+    private static boolean hasRegisterSource(Instruction insn) {
+        for (Operand o : insn.operands()) {
+            if (o instanceof Operand.RegisterOperand r && r.visibility().isVisible() && r.action().readsOldValue()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code HWPort0} → {@code 0}; Ivy Bridge's {@code SBPort23.0/.1} → {@code 2}/{@code 3}; dividers. */
+    static String portName(String resource) {
+        String r = resource.replace("\u0000", "0").replace("\u0001", "1");
+        if (r.endsWith("FPDivider")) {
+            return "FPDivider";
+        }
+        if (r.endsWith("Divider")) {
+            return "Divider";
+        }
+        int p = r.indexOf("Port");
+        if (p < 0) {
+            return r;
+        }
+        String rest = r.substring(p + 4);
+        if (rest.startsWith("23.")) {
+            return rest.endsWith("0") ? "2" : "3";
+        }
+        return rest;
+    }
+
+    /**
+     * Even pressure over a set of ports of one unit → one group with that many micro-ops; divider cycles as
+     * they are. {@code units} gives each port's unit (absent: one unit for all).
+     */
+    static Map<String, Integer> groups(Map<String, Double> usage, Map<String, String> units) {
+        Map<String, Integer> out = new TreeMap<>();
+        Map<String, List<String>> byLevel = new TreeMap<>();
+        for (Map.Entry<String, Double> e : usage.entrySet()) {
+            if (e.getValue() <= 0) {
+                continue;
+            }
+            if (e.getKey().endsWith("Divider")) {
+                out.put(e.getKey(), (int) Math.round(e.getValue()));
+            } else {
+                byLevel.computeIfAbsent(units.getOrDefault(e.getKey(), "port") + " " + Math.round(e.getValue() * 1e6),
+                        k -> new ArrayList<>()).add(e.getKey());
+            }
+        }
+        for (Map.Entry<String, List<String>> e : byLevel.entrySet()) {
+            List<String> ps = e.getValue();
+            ps.sort(Comparator.naturalOrder());
+            long level = Long.parseLong(e.getKey().substring(e.getKey().indexOf(' ') + 1));
+            int uops = (int) Math.max(1, Math.round(level / 1e6 * ps.size()));
+            out.merge(String.join("", ps), uops, Integer::sum);
+        }
+        return out;
+    }
+
+    /** Whether {@code command} (llvm-mc or llvm-mca) runs here ({@code command --version} exits with 0). */
+    public static boolean available(String command) {
+        try {
+            Process p = new ProcessBuilder(command, "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private record Output(int exit, String out, String err) {
+    }
+
+    private static Output run(List<String> command, String input) throws IOException, InterruptedException {
+        Path in = Files.createTempFile("basalt-import", ".txt");
+        try {
+            Files.writeString(in, input, StandardCharsets.UTF_8);
+            List<String> cmd = new ArrayList<>(command);
+            cmd.add(in.toString());
+            Process p = new ProcessBuilder(cmd).start();
+            CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.getErrorStream().readAllBytes();
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            });
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(600, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(command.get(0) + " timed out");
+            }
+            return new Output(p.exitValue(), new String(out, StandardCharsets.UTF_8),
+                    new String(err.join(), StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(in);
+        }
+    }
+}

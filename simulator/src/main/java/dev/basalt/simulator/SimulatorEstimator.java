@@ -1,0 +1,91 @@
+package dev.basalt.simulator;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.decoder.BasicBlock;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The simulator as a {@link ThroughputEstimator}: the bundled llvm-mca-derived tables (or given ones), 100
+ * iterations, stack engine on. Its per-instruction contributions are the average cycles each instruction
+ * waited from dispatch to issue, scaled to sum to the prediction. Thread-safe.
+ */
+public final class SimulatorEstimator implements ThroughputEstimator {
+
+    private final String name;
+    private final Map<Microarchitecture, Simulator> simulators;
+    private final Simulator.Options options;
+
+    public SimulatorEstimator(String name, Map<Microarchitecture, SimulatorParams> tables, Simulator.Options options) {
+        this.name = name;
+        this.simulators = new java.util.TreeMap<>();
+        tables.forEach((m, p) -> simulators.put(m, new Simulator(p)));
+        this.options = options;
+    }
+
+    /**
+     * {@code simulator}: the simulator's standard tables ({@link SimulatorParams#standard}: tuned where tuning
+     * beat the llvm-mca defaults) with the stack engine and memory dependencies on.
+     */
+    public static SimulatorEstimator standard() {
+        Map<Microarchitecture, SimulatorParams> t = new java.util.TreeMap<>();
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            t.put(m, SimulatorParams.standard(m));
+        }
+        return new SimulatorEstimator("simulator", t, Simulator.Options.defaults());
+    }
+
+    /**
+     * The untuned llvm-mca tables with the given options: {@code simulator-default} (as llvm-mca runs) or
+     * {@code simulator-untuned} (stack engine and memory dependencies on, the prior the shipped learned models
+     * were trained with).
+     */
+    public static SimulatorEstimator bundled(String name, Simulator.Options options) {
+        Map<Microarchitecture, SimulatorParams> t = new java.util.TreeMap<>();
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            t.put(m, SimulatorParams.bundled(m));
+        }
+        return new SimulatorEstimator(name, t, options);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Set<Microarchitecture> supported() {
+        return simulators.isEmpty() ? Set.of() : new java.util.TreeSet<>(simulators.keySet());
+    }
+
+    /** What limits {@code block} on {@code uarch} in this simulator (see {@link Simulator#bottleneck}). */
+    public Bottleneck bottleneck(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        return simulators.get(uarch).bottleneck(block, options);
+    }
+
+    /** The parameter table used for {@code uarch}. */
+    public SimulatorParams params(Microarchitecture uarch) {
+        checkSupported(uarch);
+        return simulators.get(uarch).params();
+    }
+
+    @Override
+    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        Simulator.Result r = simulators.get(uarch).run(block, options);
+        double[] wait = r.waitCycles();
+        double sum = 0;
+        for (double w : wait) {
+            sum += w;
+        }
+        java.util.List<Double> contributions = new java.util.ArrayList<>();
+        for (double w : wait) {
+            contributions.add(sum > 0 ? r.cyclesPerIteration() * w / sum : r.cyclesPerIteration() / wait.length);
+        }
+        return new Prediction(r.cyclesPerIteration(), contributions);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.basalt.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.basalt.core.AtomicFiles;
+import dev.basalt.core.Microarchitecture;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One CPU's simulator parameters (DESIGN.md §7), stored as one human-readable JSON file.
+ *
+ * @param mcpu          llvm-mca CPU name
+ * @param dispatchWidth micro-ops dispatched per cycle
+ * @param robSize       reorder-buffer entries (micro-ops)
+ * @param schedulerSize scheduler entries (micro-ops waiting to issue)
+ * @param loadLatency   cycles of a load (informational: load latency is part of each form's latency)
+ * @param ports         the execution ports ("0".."7") and dividers ("Divider", "FPDivider")
+ * @param forms         parameters per instruction form ({@code ADD r64, m64})
+ * @param mnemonics     fallback per mnemonic ({@code ADD}), for forms not in {@code forms}
+ * @param generic       fallback for anything else
+ * @param provenance    how the table was made (command, source, date, counts)
+ */
+public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
+                              List<String> ports, Map<String, InstructionParams> forms,
+                              Map<String, InstructionParams> mnemonics, InstructionParams generic,
+                              Map<String, Object> provenance) {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+
+    public SimulatorParams {
+        Objects.requireNonNull(mcpu, "mcpu");
+        if (dispatchWidth < 1 || robSize < 1 || schedulerSize < 1 || loadLatency < 0) {
+            throw new IllegalArgumentException("dispatch width, ROB and scheduler sizes must be >= 1, got "
+                    + dispatchWidth + ", " + robSize + ", " + schedulerSize);
+        }
+        ports = List.copyOf(ports);
+        forms = java.util.Collections.unmodifiableMap(new TreeMap<>(forms));
+        mnemonics = java.util.Collections.unmodifiableMap(new TreeMap<>(mnemonics));
+        Objects.requireNonNull(generic, "generic");
+        provenance = provenance == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(provenance));
+    }
+
+    /**
+     * The bundled default table for a CPU (imported from llvm-mca-14; see its provenance).
+     *
+     * @throws IllegalStateException when this build has no table for the CPU
+     */
+    public static SimulatorParams bundled(Microarchitecture uarch) {
+        return imported(uarch).orElseThrow(() -> new IllegalStateException("no bundled simulator parameters for "
+                + uarch + " (params/" + uarch.llvmName() + ".json)"));
+    }
+
+    /** The bundled table imported from llvm-mca-14 for a CPU, if this build has one. */
+    public static java.util.Optional<SimulatorParams> imported(Microarchitecture uarch) {
+        return resource("params/" + uarch.llvmName() + ".json");
+    }
+
+    /**
+     * The tuned table shipped for a CPU ({@code basalt tune}; see its provenance), if there is one.
+     */
+    public static java.util.Optional<SimulatorParams> tuned(Microarchitecture uarch) {
+        return resource("params/" + uarch.llvmName() + "-tuned.json");
+    }
+
+    private static java.util.Optional<SimulatorParams> resource(String resource) {
+        try (InputStream in = SimulatorParams.class.getResourceAsStream(resource)) {
+            return in == null ? java.util.Optional.empty() : java.util.Optional.of(JSON.readValue(in, SimulatorParams.class));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read bundled " + resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The simulator's default table for a CPU: the shipped tuned table where tuning chose it over the llvm-mca
+     * defaults on the validation split (its provenance's {@code stage} is not the defaults), else the defaults.
+     */
+    public static SimulatorParams standard(Microarchitecture uarch) {
+        return tuned(uarch).filter(t -> !"llvm-mca defaults".equals(t.provenance().get("stage")))
+                .orElseGet(() -> bundled(uarch));
+    }
+
+    /** Reads a table written by {@link #write}. */
+    public static SimulatorParams read(Path file) throws IOException {
+        try {
+            return JSON.readValue(file.toFile(), SimulatorParams.class);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new IOException(file + " is not a simulator parameter file: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** Writes the table as JSON, atomically. */
+    public void write(Path file) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(this);
+        AtomicFiles.write(file, out -> out.write(bytes));
+    }
+}

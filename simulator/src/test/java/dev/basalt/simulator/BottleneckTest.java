@@ -1,0 +1,48 @@
+package dev.basalt.simulator;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The simulator names the resource a hand-made block is limited by (bundled llvm-mca Haswell table). */
+class BottleneckTest {
+
+    private final Simulator haswell = new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL));
+    private final Simulator.Options options = Simulator.Options.defaults();
+
+    @Test
+    void independentAddsAreLimitedByTheDispatchWidth() {
+        // six independent add r64, r64: 6 micro-ops / 4 per cycle = 1.5; 4 ALU ports also give 1.5.
+        Bottleneck b = haswell.bottleneck(BasicBlock.fromHex("4801d84801d14801fe4d01c84d01da4d01ec"), options);
+        assertEquals(1.5, b.dispatchBound(), 1e-9);
+        assertTrue(b.chainBound() <= 1.0, "chain " + b.chainBound());
+        assertTrue(b.kind() == Bottleneck.Kind.DISPATCH_WIDTH || b.kind() == Bottleneck.Kind.PORT_PRESSURE,
+                b.describe());
+        assertEquals(1.5, b.cyclesPerIteration(), 0.1);
+    }
+
+    @Test
+    void aLoopCarriedImulIsAChain() {
+        // imul rax, rax: latency 3 on a loop-carried chain.
+        Bottleneck b = haswell.bottleneck(BasicBlock.fromHex("480fafc0"), options);
+        assertEquals(Bottleneck.Kind.DEPENDENCY_CHAIN, b.kind(), b.describe());
+        assertEquals(3.0, b.chainBound(), 1e-6);
+        assertEquals(List.of(0), b.chain());
+        assertEquals(3.0, b.cyclesPerIteration(), 0.1);
+    }
+
+    @Test
+    void independentMultipliesArePortBound() {
+        // three independent vmulps ymm: ports 0 and 1 take 3 micro-ops in 1.5 cycles; no chain, 3 / 4 dispatch.
+        Bottleneck b = haswell.bottleneck(BasicBlock.fromHex("c5ec59cbc5d459e6c4c13c59f9"), options);
+        assertEquals(Bottleneck.Kind.PORT_PRESSURE, b.kind(), b.describe());
+        // The busiest of the two ports carries at least half of the 3 micro-ops, at most 2 of them.
+        assertTrue(b.portBound() >= 1.5 - 1e-9 && b.portBound() <= 2.0, "port bound " + b.portBound());
+        assertTrue(b.busiestPort().equals("0") || b.busiestPort().equals("1"), b.busiestPort());
+    }
+}
