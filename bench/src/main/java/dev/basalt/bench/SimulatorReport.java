@@ -1,5 +1,6 @@
 package dev.basalt.bench;
 
+import dev.basalt.datasets.Metrics;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.Evaluation;
@@ -67,7 +68,7 @@ public final class SimulatorReport {
             double simSeconds = (System.nanoTime() - t1) / 1e9;
             for (int i = 0; i < blocks.size(); i++) {
                 if (!Double.isNaN(mca[i])) {
-                    diff[n++] = Math.abs(ours[i] - mca[i]) / mca[i];
+                    diff[n++] = Metrics.ape(ours[i], mca[i]);
                 }
             }
             double[] d = Arrays.copyOf(diff, n);

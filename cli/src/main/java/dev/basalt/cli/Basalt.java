@@ -1,5 +1,9 @@
 package dev.basalt.cli;
 
+import dev.basalt.core.EstimatorUnavailableException;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.DecodeException;
+import dev.basalt.decoder.ZydisUnavailableException;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -7,8 +11,11 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code basalt} command. Each subcommand is its own class; this one only wires them and maps failures
- * to exit codes: 0 success, 1 an internal or environment error (one line, stack trace with {@code --debug}),
- * 2 bad input or bad usage.
+ * to exit codes: 0 success; 2 bad user input — a usage error, a {@link BadInputException} (a command's check
+ * of what it was given) or a {@link DecodeException} (bytes the user gave that are not x86-64); 1 anything
+ * else, which is an internal or environment error, never the user's (one line; {@code --debug}, a
+ * {@link DebugOption} every command mixes in, adds the stack trace). CPU names convert in one place
+ * ({@link Microarchitecture#parse}), so a bad {@code --mcpu} is a usage error naming the option.
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
@@ -36,16 +43,34 @@ public final class Basalt {
         CommandLine cl = new CommandLine(new Basalt());
         cl.setOut(out);
         cl.setErr(err);
+        cl.registerConverter(Microarchitecture.class, name -> {
+            try {
+                return Microarchitecture.parse(name);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        });
+        // A usage error is one line naming the command and the option, and where to read more (not the help).
+        cl.setParameterExceptionHandler((e, args1) -> {
+            CommandLine cmd = e.getCommandLine();
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+            cmd.getErr().println("(" + cmd.getCommandSpec().qualifiedName() + " --help lists the options)");
+            return EXIT_BAD_INPUT;
+        });
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             boolean debug = parsed.hasMatchedOption("--debug")
                     || parsed.subcommands().stream().anyMatch(p -> p.hasMatchedOption("--debug"));
-            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + describe(e));
+            boolean user = e instanceof BadInputException || e instanceof DecodeException;
+            // Environment errors (a missing library or tool, an unreadable file) are not bugs; anything else is.
+            boolean environment = e instanceof ZydisUnavailableException || e instanceof EstimatorUnavailableException
+                    || e instanceof java.io.IOException || e instanceof java.io.UncheckedIOException;
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": "
+                    + (user || environment ? "" : "internal error: ")
+                    + describe(e) + (user || debug ? "" : " (--debug prints the stack trace)"));
             if (debug) {
                 e.printStackTrace(cmd.getErr());
             }
-            // Bad user input (an unknown CPU name, an unreadable file) is exit 2, like a usage error.
-            return e instanceof IllegalArgumentException || e instanceof BadInputException
-                    || e instanceof java.nio.file.NoSuchFileException ? EXIT_BAD_INPUT : EXIT_ERROR;
+            return user ? EXIT_BAD_INPUT : EXIT_ERROR;
         });
         return cl.execute(args);
     }

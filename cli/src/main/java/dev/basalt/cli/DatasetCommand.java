@@ -13,6 +13,7 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -38,8 +39,8 @@ final class DatasetCommand {
             description = "BHive CSVs to use instead of the bundled sample, e.g. --data hsw=hsw.csv,skl=skl.csv.")
     Map<String, Path> files;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     Dataset load() throws IOException {
         return load(files);
@@ -52,7 +53,8 @@ final class DatasetCommand {
         }
         Map<Microarchitecture, Path> byCpu = new java.util.TreeMap<>();
         for (Map.Entry<String, Path> e : files.entrySet()) {
-            byCpu.put(Microarchitecture.parse(e.getKey()), e.getValue());
+            byCpu.put(Microarchitecture.find(e.getKey()).orElseThrow(() -> new BadInputException("--data "
+                    + e.getKey() + "=" + e.getValue() + ": unknown CPU '" + e.getKey() + "'")), e.getValue());
         }
         for (Path p : byCpu.values()) {
             if (!Files.isReadable(p)) {
@@ -62,11 +64,11 @@ final class DatasetCommand {
         return Dataset.load("custom", byCpu);
     }
 
-    static List<Microarchitecture> cpus(List<String> names) {
+    static List<Microarchitecture> cpus(List<Microarchitecture> names) {
         if (names == null || names.isEmpty()) {
             return Microarchitecture.measured();
         }
-        return names.stream().map(Microarchitecture::parse).toList();
+        return List.copyOf(names);
     }
 
     /** {@code basalt dataset stats}. */
@@ -81,7 +83,7 @@ final class DatasetCommand {
         CommandSpec spec;
 
         @Option(names = "--mcpu", split = ",", paramLabel = "CPU", description = "CPUs to report (default: all).")
-        List<String> mcpu;
+        List<Microarchitecture> mcpu;
 
         @Option(names = "--plot", paramLabel = "FILE", description = "Write a throughput histogram (PNG).")
         Path plot;
@@ -178,7 +180,7 @@ final class DatasetCommand {
         Path out;
 
         @Option(names = "--mcpu", split = ",", paramLabel = "CPU", description = "CPUs to write (default: all).")
-        List<String> mcpu;
+        List<Microarchitecture> mcpu;
 
         @Override
         public Integer call() throws IOException {

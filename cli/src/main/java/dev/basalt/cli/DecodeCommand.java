@@ -13,6 +13,7 @@ import dev.basalt.decoder.MemoryPolicy;
 import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.Resource;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -47,8 +48,8 @@ final class DecodeCommand implements Callable<Integer> {
             description = "Memory aliasing: same-expression (default) or all-alias.")
     MemoryPolicy memoryPolicy;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     @Override
     public Integer call() {
@@ -64,7 +65,7 @@ final class DecodeCommand implements Callable<Integer> {
                 block = BasicBlock.fromHex(input);
             } catch (DecodeException e) {
                 err.println("basalt decode: input " + (k + 1) + " '" + abbreviate(input) + "': " + e.getMessage());
-                if (debug) {
+                if (debugOption.debug) {
                     e.printStackTrace(err);
                 }
                 failed = true;

@@ -8,6 +8,7 @@ import dev.basalt.datasets.Split;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import dev.basalt.simulator.LlvmMcaEstimator;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -39,7 +40,7 @@ final class EvalCommand implements Callable<Integer> {
     List<String> models;
 
     @Option(names = "--mcpu", split = ",", description = "CPUs (default: haswell, skylake, ivybridge).")
-    List<String> mcpu;
+    List<Microarchitecture> mcpu;
 
     @Option(names = "--split", defaultValue = "test", description = "train, validation, test or all (default "
             + "${DEFAULT-VALUE}).")
@@ -57,8 +58,8 @@ final class EvalCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     String llvmMc;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     static Optional<Split> parseSplit(String s) {
         if (s.equalsIgnoreCase("all")) {
@@ -69,7 +70,7 @@ final class EvalCommand implements Callable<Integer> {
                 return Optional.of(x);
             }
         }
-        throw new IllegalArgumentException("unknown split '" + s + "': use train, validation, test or all");
+        throw new BadInputException("unknown split '" + s + "': use train, validation, test or all");
     }
 
     static String machine() {
@@ -77,8 +78,8 @@ final class EvalCommand implements Callable<Integer> {
         try {
             cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
                     .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
-        } catch (java.io.IOException | RuntimeException ignored) {
-            // not Linux: say less
+        } catch (java.io.IOException notLinux) {
+            // no /proc/cpuinfo: the report names the CPU less precisely
         }
         return String.format(Locale.ROOT, "%s, %d hardware threads, %d GB, Java %s", cpu,
                 Runtime.getRuntime().availableProcessors(),
@@ -92,11 +93,11 @@ final class EvalCommand implements Callable<Integer> {
         List<String> known = dev.basalt.core.Estimators.available();
         for (String m : models) {
             if (!known.contains(m)) {
-                throw new IllegalArgumentException("unknown model '" + m + "': use " + String.join(", ", known));
+                throw new BadInputException("unknown model '" + m + "': use " + String.join(", ", known));
             }
         }
         List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
-                : mcpu.stream().map(Microarchitecture::parse).toList();
+                : List.copyOf(mcpu);
         Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split));
         long t0 = System.nanoTime();
         Evaluator.Result result;

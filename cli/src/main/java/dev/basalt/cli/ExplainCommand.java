@@ -12,6 +12,7 @@ import dev.basalt.explain.Reports;
 import dev.basalt.explain.Shapley;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -41,7 +42,7 @@ final class ExplainCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
-    String mcpu;
+    Microarchitecture mcpu;
 
     @Option(names = "--method", defaultValue = "both", description = "anchors, shapley or both (default "
             + "${DEFAULT-VALUE}).")
@@ -75,8 +76,8 @@ final class ExplainCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     /** {@code 0.5} → half-cycle buckets; {@code 5%} → buckets of 5% of the prediction. */
     static Anchors.Config bucket(String text) {
@@ -86,10 +87,10 @@ final class ExplainCommand implements Callable<Integer> {
         try {
             v = Double.parseDouble(relative ? t.substring(0, t.length() - 1) : t);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("bad --bucket '" + text + "': give cycles (0.5) or a percentage (5%)");
+            throw new BadInputException("bad --bucket '" + text + "': give cycles (0.5) or a percentage (5%)");
         }
         if (!(v > 0) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException("bad --bucket '" + text + "': it must be positive");
+            throw new BadInputException("bad --bucket '" + text + "': it must be positive");
         }
         return relative ? Anchors.Config.defaults().withRelativeBucket(v / 100)
                 : Anchors.Config.defaults().withBucketWidth(v);
@@ -99,17 +100,20 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         if (!java.util.List.of("text", "json", "html").contains(format)) {
-            throw new IllegalArgumentException("unknown format '" + format + "': use text, json or html");
+            throw new BadInputException("unknown format '" + format + "': use text, json or html");
         }
-        Explainer.Method m = Explainer.Method.parse(method);
-        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        Explainer.Method m = BadInputException.check("--method", () -> Explainer.Method.parse(method));
+        Microarchitecture uarch = mcpu;
         BasicBlock block = BasicBlock.fromHex(hex);
-        ThroughputEstimator estimator = Estimators.load(model);
-        estimator.checkSupported(uarch);
-        Anchors.Config anchors = bucket(bucket).withPrecisionThreshold(threshold).withCoverageSamples(coverageSamples)
-                .withSeed(seed);
-        Explainer explainer = Explainer.forCpu(uarch, new Explainer.Config(anchors, new Shapley.Config(permutations,
-                seed)));
+        ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
+        BadInputException.check("--mcpu", () -> {
+            estimator.checkSupported(uarch);
+            return uarch;
+        });
+        Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
+                () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
+                        .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));
+        Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {
             case "json" -> Reports.json(e) + "\n";

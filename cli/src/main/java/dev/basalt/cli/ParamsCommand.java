@@ -6,6 +6,7 @@ import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.LlvmMcaImporter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,8 +31,8 @@ final class ParamsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "haswell, skylake or ivybridge.")
-        String mcpu;
+        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "A CPU with a descriptor (haswell, skylake, ivybridge, ...).")
+        Microarchitecture mcpu;
 
         @Option(names = "--blocks", required = true, paramLabel = "FILE",
                 description = "Block files (BHive CSV or one hex per line); repeatable.")
@@ -46,9 +47,12 @@ final class ParamsCommand {
         @Option(names = "--llvm-mca", defaultValue = "llvm-mca-14", description = "llvm-mca to use (default ${DEFAULT-VALUE}).")
         String llvmMca;
 
+        @Mixin
+        DebugOption debugOption;
+
         @Override
         public Integer call() throws Exception {
-            Microarchitecture uarch = Microarchitecture.parse(mcpu);
+            Microarchitecture uarch = mcpu;
             Map<String, BasicBlock> distinct = new LinkedHashMap<>();
             for (Path p : blocks) {
                 BlockFiles.Loaded l = BlockFiles.readUnlabelled(p);

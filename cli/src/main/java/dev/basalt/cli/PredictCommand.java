@@ -9,6 +9,7 @@ import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.DecodeException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -20,12 +21,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
  * {@code basalt predict}: the contract every model follows. Blocks come from hex arguments or {@code --input}
  * (a BHive CSV or one hex per line); output is one row per block and CPU, in input order; a block that does
- * not decode gives an error row, not an abort (exit code 2 at the end).
+ * not decode, or that the estimator cannot predict (llvm-mca rejects a few), gives an error row, not an abort
+ * (exit code 2 at the end).
  */
 @Command(name = "predict", mixinStandardHelpOptions = true,
         description = "Predict cycles per iteration of blocks with a model.")
@@ -37,15 +40,18 @@ final class PredictCommand implements Callable<Integer> {
     @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
     List<String> hex = new ArrayList<>();
 
-    // The default is the estimator with the best test-split accuracy: GRANITE (README, "Results").
-    @Option(names = "--model", defaultValue = "granite",
-            description = "granite (the bundled GRANITE model), ithemal (the bundled Ithemal model), simulator "
-                    + "(llvm-mca tables + stack engine) or simulator-default (llvm-mca compatible); default "
-                    + "${DEFAULT-VALUE}.")
+    /** The default: the estimator with the best test-split accuracy (README, "Results"). */
+    static final String DEFAULT_MODEL = "granite";
+    /** What predicts a CPU the default model has no head for. */
+    static final String FALLBACK_MODEL = "simulator";
+
+    @Option(names = "--model", description = "granite (the bundled GRANITE model), ithemal (the bundled Ithemal "
+            + "model), simulator (tuned tables + stack engine), simulator-untuned, simulator-default (llvm-mca "
+            + "compatible) or llvm-mca; default " + DEFAULT_MODEL + ", with the simulator for a CPU it has no head for.")
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")
-    List<String> mcpu;
+    List<Microarchitecture> mcpu;
 
     @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line.")
     Path input;
@@ -57,8 +63,8 @@ final class PredictCommand implements Callable<Integer> {
             + "that attribute their predictions; a baseline is the part no one instruction owns).")
     boolean explain;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     private static final int BATCH = 256;
 
@@ -85,7 +91,38 @@ final class PredictCommand implements Callable<Integer> {
     }
 
     static ThroughputEstimator load(String model) {
-        return dev.basalt.core.Estimators.load(model);
+        return BadInputException.check("--model", () -> dev.basalt.core.Estimators.load(model));
+    }
+
+    /**
+     * The estimator for each CPU: the chosen model; without {@code --model}, the default model where it has a
+     * head for the CPU and the simulator (with a note on {@code notes}) where it has not.
+     */
+    private Map<Microarchitecture, ThroughputEstimator> estimators(List<String> notes) {
+        ThroughputEstimator chosen = load(model == null ? DEFAULT_MODEL : model);
+        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? List.copyOf(chosen.supported())
+                : mcpu.stream().distinct().toList();
+        Map<Microarchitecture, ThroughputEstimator> out = new java.util.LinkedHashMap<>();
+        ThroughputEstimator fallback = null;
+        for (Microarchitecture m : cpus) {
+            if (chosen.supported().contains(m)) {
+                out.put(m, chosen);
+                continue;
+            }
+            String why = chosen.name() + " has no model for " + m + " (it supports "
+                    + chosen.supported().stream().map(Microarchitecture::llvmName).toList() + ")";
+            if (model != null) {
+                throw new BadInputException("--mcpu " + m + ": " + why);
+            }
+            fallback = fallback == null ? load(FALLBACK_MODEL) : fallback;
+            if (!fallback.supported().contains(m)) {
+                throw new BadInputException("--mcpu " + m + ": " + why + ", and neither has the simulator");
+            }
+            out.put(m, fallback);
+            notes.add("note: " + why + "; " + m + " is predicted by the " + FALLBACK_MODEL + ". "
+                    + m.descriptor().notes());
+        }
+        return out;
     }
 
     @Override
@@ -93,7 +130,7 @@ final class PredictCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!List.of("text", "csv", "json").contains(format)) {
-            throw new IllegalArgumentException("unknown format '" + format + "': use text, csv or json");
+            throw new BadInputException("unknown format '" + format + "': use text, csv or json");
         }
         List<String> inputs = new ArrayList<>(hex);
         if (input != null) {
@@ -108,11 +145,13 @@ final class PredictCommand implements Callable<Integer> {
             }
         }
         if (inputs.isEmpty()) {
-            throw new IllegalArgumentException("no blocks: give hex arguments or --input FILE");
+            throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
-        ThroughputEstimator estimator = load(model);
-        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty()
-                ? List.copyOf(estimator.supported()) : mcpu.stream().map(Microarchitecture::parse).toList();
+        List<String> notes = new ArrayList<>();
+        Map<Microarchitecture, ThroughputEstimator> estimators = estimators(notes);
+        List<Microarchitecture> cpus = List.copyOf(estimators.keySet());
+        // A note goes to the output in text form; beside csv and json (which must stay parseable) to stderr.
+        notes.forEach(format.equals("text") ? out::println : err::println);
         List<BasicBlock> blocks = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         boolean failed = false;
@@ -128,11 +167,13 @@ final class PredictCommand implements Callable<Integer> {
         }
         // Batched per CPU: a learned model is many times faster on a batch than block by block.
         List<BasicBlock> decoded = blocks.stream().filter(java.util.Objects::nonNull).toList();
-        java.util.Map<Microarchitecture, List<Prediction>> byCpu = new java.util.TreeMap<>();
+        // A block the estimator cannot predict (llvm-mca rejects a few) is empty here and an error row below.
+        Map<Microarchitecture, List<java.util.Optional<Prediction>>> byCpu = new java.util.TreeMap<>();
         for (Microarchitecture m : cpus) {
-            List<Prediction> all = new ArrayList<>(decoded.size());
+            List<java.util.Optional<Prediction>> all = new ArrayList<>(decoded.size());
             for (int from = 0; from < decoded.size(); from += BATCH) {
-                all.addAll(estimator.predictAll(decoded.subList(from, Math.min(decoded.size(), from + BATCH)), m));
+                all.addAll(estimators.get(m).predictEach(decoded.subList(from, Math.min(decoded.size(), from + BATCH)),
+                        m));
             }
             byCpu.put(m, all);
         }
@@ -145,9 +186,11 @@ final class PredictCommand implements Callable<Integer> {
         for (int i = 0; i < inputs.size(); i++) {
             String in = inputs.get(i);
             BasicBlock block = blocks.get(i);
-            String error = errors.get(i);
             for (Microarchitecture m : cpus) {
-                Prediction p = block == null ? null : byCpu.get(m).get(k);
+                Prediction p = block == null ? null : byCpu.get(m).get(k).orElse(null);
+                String error = block == null ? errors.get(i)
+                        : estimators.get(m).name() + " cannot predict this block on " + m;
+                failed |= p == null;
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
                             + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
@@ -190,7 +233,7 @@ final class PredictCommand implements Callable<Integer> {
             out.println(json.toPrettyString());
         }
         if (failed && !format.equals("text")) {
-            err.println("basalt predict: some blocks did not decode (see their error rows)");
+            err.println("basalt predict: some blocks did not decode or could not be predicted (see their error rows)");
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;

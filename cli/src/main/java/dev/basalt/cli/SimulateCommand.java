@@ -6,6 +6,7 @@ import dev.basalt.decoder.DecodeException;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorParams;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -30,7 +31,7 @@ final class SimulateCommand implements Callable<Integer> {
     List<String> blocks;
 
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
-    String mcpu;
+    Microarchitecture mcpu;
 
     @Option(names = "--params", paramLabel = "FILE", description = "Parameter table, e.g. one written by basalt tune (default: the bundled standard table).")
     Path paramsFile;
@@ -48,25 +49,34 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--timeline", description = "Print dispatch/issue/done/retire cycles of the first instructions.")
     boolean timeline;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        Microarchitecture uarch = mcpu;
         if (untuned && paramsFile != null) {
-            throw new IllegalArgumentException("give --params or --untuned, not both");
+            throw new BadInputException("give --params or --untuned, not both");
         }
-        SimulatorParams params = paramsFile != null ? SimulatorParams.read(paramsFile)
-                : untuned ? SimulatorParams.bundled(uarch) : SimulatorParams.standard(uarch);
+        if (paramsFile == null && SimulatorParams.imported(uarch).isEmpty()) {
+            throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table for it");
+        }
+        SimulatorParams params;
+        try {
+            params = paramsFile != null ? SimulatorParams.read(paramsFile)
+                    : untuned ? SimulatorParams.bundled(uarch) : SimulatorParams.standard(uarch);
+        } catch (java.io.IOException e) {
+            throw new BadInputException("--params " + paramsFile + ": " + e.getMessage());
+        }
         if (!params.mcpu().equals(uarch.llvmName())) {
             err.println("basalt simulate: note: " + (paramsFile == null ? "the table" : paramsFile) + " is for "
                     + params.mcpu() + ", simulating it as " + uarch.llvmName());
         }
         Simulator sim = new Simulator(params);
-        Simulator.Options options = new Simulator.Options(iterations, !noStackEngine, true);
+        Simulator.Options options = BadInputException.check("--iterations",
+                () -> new Simulator.Options(iterations, !noStackEngine, true));
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             BasicBlock block;

@@ -91,12 +91,12 @@ final class TrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (!List.of("granite", "ithemal").contains(modelName)) {
-            throw new IllegalArgumentException("unknown model '" + modelName + "': train granite or ithemal");
+            throw new BadInputException("unknown model '" + modelName + "': train granite or ithemal");
         }
         PrintWriter o = spec.commandLine().getOut();
         if (dataDir != null) {
             if (files != null) {
-                throw new IllegalArgumentException("give --data or --data-dir, not both");
+                throw new BadInputException("give --data or --data-dir, not both");
             }
             files = new LinkedHashMap<>();
             for (Microarchitecture m : Microarchitecture.measured()) {
@@ -208,7 +208,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private LearnedEstimator<LabelledBlock> granite(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
         if (embedding != null) {
-            throw new IllegalArgumentException("--embedding is an ithemal option");
+            throw new BadInputException("--embedding is an ithemal option");
         }
         GraniteConfig d = GraniteConfig.defaults();
         GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
@@ -221,7 +221,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private LearnedEstimator<LabelledBlock> ithemal(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
         if (steps != null) {
-            throw new IllegalArgumentException("--iterations is a granite option");
+            throw new BadInputException("--iterations is a granite option");
         }
         IthemalConfig d = IthemalConfig.defaults();
         IthemalConfig config = new IthemalConfig(embedding != null ? embedding : d.embedding(),

@@ -13,6 +13,7 @@ import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.Tuner;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +43,7 @@ final class TuneCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
-    String mcpu;
+    Microarchitecture mcpu;
 
     @Option(names = "--data", paramLabel = "FILE", description = "Measured BHive CSV for this CPU (default: the "
             + "bundled sample).")
@@ -92,13 +93,13 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "Seed of the samples (default ${DEFAULT-VALUE}).", defaultValue = "1")
     long seed;
 
-    @Option(names = "--debug", description = "Print stack traces of errors.")
-    boolean debug;
+    @Mixin
+    DebugOption debugOption;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
-        Microarchitecture uarch = Microarchitecture.parse(mcpu);
+        Microarchitecture uarch = mcpu;
         Dataset dataset;
         if (data != null) {
             if (!Files.isReadable(data)) {
@@ -129,18 +130,26 @@ final class TuneCommand implements Callable<Integer> {
             l.blocks().forEach(b -> pool.putIfAbsent(b.block().hex(), b.block()));
             o.println("read " + l.summary());
         }
-        SimulatorParams initial = params == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(params);
+        if (params == null && SimulatorParams.imported(uarch).isEmpty()) {
+            throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table to start from");
+        }
+        SimulatorParams initial;
+        try {
+            initial = params == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(params);
+        } catch (java.io.IOException e) {
+            throw new BadInputException("--params " + params + ": " + e.getMessage());
+        }
         if (!initial.mcpu().equals(uarch.llvmName())) {
             throw new BadInputException(params + " is a table for " + initial.mcpu() + ", not " + uarch.llvmName());
         }
         Tuner.Config defaults = Tuner.Config.defaults();
         SurrogateConfig s = defaults.surrogate();
-        Tuner.Config config = new Tuner.Config(samples, heldOut, seed,
+        Tuner.Config config = BadInputException.check("--samples, --held-out, --surrogate-epochs, --learn-epochs, --lr, --passes", () -> new Tuner.Config(samples, heldOut, seed,
                 new SurrogateConfig(s.embedding(), s.hidden(), s.learningRate(), surrogateEpochs,
                         s.batchInstructions(), s.clipNorm(), s.patience(), s.seed()),
                 new ParameterLearner.Settings(learningRate, learnEpochs, defaults.learner().batchInstructions(),
                         defaults.learner().patience(), defaults.learner().seed(), defaults.learner().shrink()),
-                new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(), defaults.refiner().minGain()));
+                new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(), defaults.refiner().minGain())));
         Path workDir = work != null ? work
                 : (out.toAbsolutePath().getParent() == null ? Path.of(".") : out.toAbsolutePath().getParent())
                         .resolve("basalt-tune-work");

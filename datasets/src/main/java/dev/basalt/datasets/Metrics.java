@@ -24,9 +24,17 @@ public final class Metrics {
             if (!(measured[i] > 0)) {
                 throw new IllegalArgumentException("measured value " + i + " must be > 0, got " + measured[i]);
             }
-            e[i] = Math.abs(predicted[i] - measured[i]) / measured[i];
+            e[i] = ape(predicted[i], measured[i]);
         }
         return e;
+    }
+
+    /**
+     * One absolute percentage error, as a fraction: |predicted − measured| / measured. Every error in Basalt's
+     * reports, training and tuning is this one function (callers check that {@code measured} is positive).
+     */
+    public static double ape(double predicted, double measured) {
+        return Math.abs(predicted - measured) / measured;
     }
 
     /** Mean absolute percentage error, as a fraction. */

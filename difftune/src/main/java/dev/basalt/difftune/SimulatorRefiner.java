@@ -155,7 +155,7 @@ public final class SimulatorRefiner {
                 }
                 double before = 0;
                 for (int b : used) {
-                    before += Math.abs(predicted[b] - trainMeasured[b]) / trainMeasured[b];
+                    before += Metrics.ape(predicted[b], trainMeasured[b]);
                 }
                 List<BasicBlock> blocks = used.stream().map(train::get).toList();
                 SimulatorParams base = current;
@@ -171,7 +171,7 @@ public final class SimulatorRefiner {
                 for (int c = 0; c < candidates.size(); c++) {
                     double loss = 0;
                     for (int k = 0; k < used.size(); k++) {
-                        loss += Math.abs(results[c][k] - trainMeasured[used.get(k)]) / trainMeasured[used.get(k)];
+                        loss += Metrics.ape(results[c][k], trainMeasured[used.get(k)]);
                     }
                     if (loss < pickLoss - 1e-12) {
                         pickLoss = loss;

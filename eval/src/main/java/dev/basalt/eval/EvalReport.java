@@ -1,5 +1,6 @@
 package dev.basalt.eval;
 
+import dev.basalt.datasets.Metrics;
 import dev.basalt.core.AtomicFiles;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.BlockSources;
@@ -129,7 +130,7 @@ public final class EvalReport {
                         double measured = b.throughput(cpu).orElseThrow();
                         boolean ok = Double.isFinite(p[i]) && p[i] > 0;
                         csv.printRecord(b.hex(), cpu.llvmName(), m.getKey(), measured, ok ? p[i] : "",
-                                ok ? Math.abs(p[i] - measured) / measured : "", b.block().size(),
+                                ok ? Metrics.ape(p[i], measured) : "", b.block().size(),
                                 sources.of(b.block()).orElse(""));
                     }
                 }
@@ -204,7 +205,7 @@ public final class EvalReport {
                         bin++;
                     }
                     double measured = blocks.get(i).throughput(cpu).orElseThrow();
-                    sum[bin] += Math.abs(p - measured) / measured;
+                    sum[bin] += Metrics.ape(p, measured);
                     n[bin]++;
                 }
                 List<String> labels = new ArrayList<>();
@@ -244,7 +245,7 @@ public final class EvalReport {
                     double measured = blocks.get(i).throughput(cpu).orElseThrow();
                     double[] a = acc.computeIfAbsent(sources.of(blocks.get(i).block()).orElse("unknown"),
                             k -> new double[2]);
-                    a[0] += Math.abs(p - measured) / measured;
+                    a[0] += Metrics.ape(p, measured);
                     a[1]++;
                 }
                 List<String> labels = new ArrayList<>();

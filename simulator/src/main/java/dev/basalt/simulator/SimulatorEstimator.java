@@ -32,8 +32,8 @@ public final class SimulatorEstimator implements ThroughputEstimator {
      */
     public static SimulatorEstimator standard() {
         Map<Microarchitecture, SimulatorParams> t = new java.util.TreeMap<>();
-        for (Microarchitecture m : Microarchitecture.measured()) {
-            t.put(m, SimulatorParams.standard(m));
+        for (Microarchitecture m : Microarchitecture.all()) { // every CPU this build has a table for
+            SimulatorParams.imported(m).ifPresent(imported -> t.put(m, SimulatorParams.standard(m)));
         }
         return new SimulatorEstimator("simulator", t, Simulator.Options.defaults());
     }
@@ -45,8 +45,8 @@ public final class SimulatorEstimator implements ThroughputEstimator {
      */
     public static SimulatorEstimator bundled(String name, Simulator.Options options) {
         Map<Microarchitecture, SimulatorParams> t = new java.util.TreeMap<>();
-        for (Microarchitecture m : Microarchitecture.measured()) {
-            t.put(m, SimulatorParams.bundled(m));
+        for (Microarchitecture m : Microarchitecture.all()) {
+            SimulatorParams.imported(m).ifPresent(p -> t.put(m, p));
         }
         return new SimulatorEstimator(name, t, options);
     }

@@ -1,5 +1,6 @@
 package dev.basalt.training;
 
+import dev.basalt.datasets.Metrics;
 import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
@@ -249,7 +250,7 @@ public final class MultiTaskTrainer<B> {
                     for (int c = 0; c < heads; c++) {
                         double y = labels[chunk.get(i)][c];
                         if (!Double.isNaN(y)) {
-                            sum[c] += Math.abs(p[i * heads + c] - y) / y;
+                            sum[c] += Metrics.ape(p[i * heads + c], y);
                             count[c]++;
                         }
                     }
