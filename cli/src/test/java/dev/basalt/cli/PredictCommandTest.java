@@ -49,7 +49,7 @@ class PredictCommandTest {
         CliRun j = CliRun.of("predict", "--model", "simulator", "--format", "json", "4883c001");
         assertEquals(0, j.exit(), j.err());
         JsonNode rows = new ObjectMapper().readTree(j.out());
-        assertEquals(3, rows.size(), "haswell, skylake and ivybridge");
+        assertEquals(Microarchitecture.all().size(), rows.size(), "every CPU the simulator has a table for");
         // add rax, 1 is a one-cycle dependency chain on every CPU.
         for (JsonNode row : rows) {
             assertEquals(1.0, row.get("cycles_per_iteration").asDouble(), 0.05, row.toString());
@@ -123,5 +123,24 @@ class PredictCommandTest {
         }
         // add rax, 1 is a one-cycle loop-carried chain on every CPU; the model should know it.
         assertEquals(1.0, rows.get(0).get("cycles_per_iteration").asDouble(), 0.25, rows.get(0).toString());
+    }
+
+    @Test
+    void aCpuWithoutAHeadFallsBackToTheSimulatorWithANote() {
+        Microarchitecture zen3 = Microarchitecture.parse("znver3");
+        CliRun r = CliRun.of("predict", "--mcpu", "znver3", "--mcpu", "haswell", "4883c0014889de");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("note: granite has no model for znver3"), r.out());
+        assertTrue(r.out().contains("no measurements back this CPU"), r.out());
+        CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
+        assertEquals(0, csv.exit(), csv.err());
+        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3), csv.out().lines().skip(1)
+                .findFirst().orElseThrow());
+        assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
+
+        CliRun chosen = CliRun.of("predict", "--model", "granite", "--mcpu", "znver3", "4883c001");
+        assertEquals(2, chosen.exit());
+        assertTrue(chosen.err().startsWith("basalt predict: --mcpu znver3: granite has no model for znver3"),
+                chosen.err());
     }
 }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -46,22 +47,41 @@ class LlvmMcaFidelityTest {
         return d.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
-    @Test
-    void tracksLlvmMcaOnHaswell() throws Exception {
+    /** Every CPU this build has an imported table for: the Intel ones and those added as data only (znver3). */
+    static java.util.stream.Stream<Microarchitecture> cpusWithTables() {
+        return Microarchitecture.all().stream().filter(m -> SimulatorParams.imported(m).isPresent());
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("cpusWithTables")
+    void tracksLlvmMca(Microarchitecture uarch) throws Exception {
         if (!onPath("llvm-mca-14") || !onPath("llvm-mc-14")) {
             System.err.println("SKIPPED LlvmMcaFidelityTest: llvm-mca-14/llvm-mc-14 not installed (apt-get install llvm-14)");
             Assumptions.abort("llvm-14 tools not installed");
         }
+        // The Haswell sample's blocks, whatever the CPU: a CPU without measurements is checked on the same code.
         List<BasicBlock> blocks = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().limit(300)
                 .map(LabelledBlock::block).toList();
-        double[] d = differences(blocks, Microarchitecture.HASWELL);
+        double[] d = differences(blocks, uarch);
         Arrays.sort(d);
         double median = d[d.length / 2];
         double within10 = Arrays.stream(d).filter(x -> x <= 0.10).count() / (double) d.length;
-        System.err.printf("simulator vs llvm-mca-14 on %d Haswell blocks: median difference %.2f%%, %.1f%% within 10%%%n",
-                d.length, 100 * median, 100 * within10);
+        System.err.printf("simulator vs llvm-mca-14 on %d blocks, %s: median difference %.2f%%, %.1f%% within 10%%%n",
+                d.length, uarch, 100 * median, 100 * within10);
         assertTrue(d.length >= 290, "llvm-mca ran " + d.length + " of 300 blocks");
         assertTrue(median <= 0.05, "median difference " + median);
         assertTrue(within10 >= 0.80, "share within 10%: " + within10);
+    }
+
+    @Test
+    void everyCpuHasATableMatchingItsDescriptor() {
+        for (Microarchitecture m : Microarchitecture.all()) {
+            SimulatorParams t = SimulatorParams.imported(m).orElseThrow(() -> new AssertionError("no table for " + m));
+            assertEquals(m.llvmName(), t.mcpu());
+            assertEquals(m.descriptor().dispatchWidth(), t.dispatchWidth(), m + " dispatch width");
+            assertEquals(m.descriptor().robSize(), t.robSize(), m + " ROB");
+            assertEquals(m.descriptor().schedulerSize(), t.schedulerSize(), m + " scheduler");
+            assertEquals(m.descriptor().loadLatency(), t.loadLatency(), m + " load latency");
+        }
     }
 }
