@@ -74,6 +74,9 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("basalt simulate: note: " + (paramsFile == null ? "the table" : paramsFile) + " is for "
                     + params.mcpu() + ", simulating it as " + uarch.llvmName());
         }
+        if (uarch.descriptor().bhive().isEmpty()) {
+            err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
+        }
         Simulator sim = new Simulator(params);
         Simulator.Options options = BadInputException.check("--iterations",
                 () -> new Simulator.Options(iterations, !noStackEngine, true));
