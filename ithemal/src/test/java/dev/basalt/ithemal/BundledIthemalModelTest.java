@@ -33,6 +33,11 @@ class BundledIthemalModelTest {
         ThroughputEstimator prior = Estimators.load("simulator");
         try (IthemalModel model = IthemalModel.bundled()) {
             assertEquals("simulator", model.config().prior());
+            // Its file predates typed provenance: read as far as it goes, and its prior is named but not pinned.
+            assertEquals(Dataset.bundled().fingerprint(), model.provenance().orElseThrow().detail("datasetFingerprint")
+                    .orElseThrow());
+            assertTrue(model.warnings().get(0).startsWith("prior simulator is pinned by name only"), model.warnings()
+                    .toString());
             List<Prediction> p = model.predictAll(blocks, Microarchitecture.HASWELL);
             List<Prediction> base = prior.predictAll(blocks, Microarchitecture.HASWELL);
             for (int i = 0; i < blocks.size(); i++) {
