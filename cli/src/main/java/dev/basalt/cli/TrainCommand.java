@@ -97,18 +97,21 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        TrainableProvider<?> provider = Trainables.find(modelName);
+        TrainableProvider<?> provider = Trainables.find(modelName).orElseThrow(() -> new BadInputException(
+                "unknown model '" + modelName + "': " + (Trainables.available().isEmpty()
+                        ? "no trainable model is on the class path"
+                        : "the trainable models are " + String.join(", ", Trainables.available()))));
         TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior);
         for (TrainingOptions.Option given : options.given()) {
             if (!provider.options().contains(given)) {
-                throw new IllegalArgumentException(flag(given) + " is " + usedBy(given) + " option, not one of "
+                throw new BadInputException(flag(given) + " is " + usedBy(given) + " option, not one of "
                         + provider.name());
             }
         }
         PrintWriter o = spec.commandLine().getOut();
         if (dataDir != null) {
             if (files != null) {
-                throw new IllegalArgumentException("give --data or --data-dir, not both");
+                throw new BadInputException("give --data or --data-dir, not both");
             }
             files = new LinkedHashMap<>();
             for (Microarchitecture m : Microarchitecture.measured()) {

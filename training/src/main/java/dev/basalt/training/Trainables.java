@@ -2,6 +2,7 @@ package dev.basalt.training;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.stream.StreamSupport;
 
@@ -14,17 +15,9 @@ public final class Trainables {
     private Trainables() {
     }
 
-    /**
-     * The provider of the model called {@code name}.
-     *
-     * @throws IllegalArgumentException naming the trainable models when {@code name} is none of them
-     */
-    public static TrainableProvider<?> find(String name) {
-        List<TrainableProvider<?>> all = all();
-        return all.stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow(() ->
-                new IllegalArgumentException("unknown model '" + name + "': " + (all.isEmpty()
-                        ? "no trainable model is on the class path"
-                        : "the trainable models are " + String.join(", ", available()))));
+    /** The provider of the model called {@code name}, if one is on the class path. */
+    public static Optional<TrainableProvider<?>> find(String name) {
+        return all().stream().filter(p -> p.name().equals(name)).findFirst();
     }
 
     /** Every provider on the class path, by name. */
