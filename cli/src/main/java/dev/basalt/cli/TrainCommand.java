@@ -1,16 +1,17 @@
 package dev.basalt.cli;
 
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.Evaluation;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
-import dev.basalt.granite.GraniteConfig;
-import dev.basalt.granite.GraniteModel;
-import dev.basalt.ithemal.IthemalConfig;
-import dev.basalt.ithemal.IthemalModel;
 import dev.basalt.training.LearnedEstimator;
+import dev.basalt.training.MultiTaskTrainer;
+import dev.basalt.training.TrainableProvider;
+import dev.basalt.training.Trainables;
+import dev.basalt.training.TrainingOptions;
 import dev.basalt.decoder.BasicBlock;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -25,8 +26,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,8 +35,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code basalt train granite|ithemal}: train a learned model on the bundled sample (or given BHive CSVs) with
- * the shared trainer, print per-epoch validation MAPE and a test-split report, and write the model file.
+ * {@code basalt train MODEL}: train a learned model on the bundled sample (or given BHive CSVs) with the shared
+ * trainer, print per-epoch validation MAPE and a test-split report, and write the model file with its
+ * provenance. The models are those whose module registers a {@link TrainableProvider} (see {@link Trainables});
+ * each says which of the model options below it uses and builds its configuration from them.
  */
 @Command(name = "train", mixinStandardHelpOptions = true, description = "Train a learned model.")
 final class TrainCommand implements Callable<Integer> {
@@ -43,7 +46,8 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "MODEL", description = "granite or ithemal")
+    @Parameters(index = "0", paramLabel = "MODEL", completionCandidates = TrainableModels.class,
+            description = "The model to train: ${COMPLETION-CANDIDATES}.")
     String modelName;
 
     @Option(names = "--data", paramLabel = "CPU=FILE", split = ",", description = "BHive CSVs (default: bundled sample).")
@@ -62,10 +66,10 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--hidden", description = "Vector width.")
     Integer hidden;
 
-    @Option(names = "--embedding", description = "Token embedding width (ithemal).")
+    @Option(names = "--embedding", description = "Token embedding width (models that embed tokens).")
     Integer embedding;
 
-    @Option(names = "--iterations", description = "Message-passing steps (granite).")
+    @Option(names = "--iterations", description = "Message-passing steps (graph networks).")
     Integer steps;
 
     @Option(names = "--max-train", description = "Use at most this many training blocks (for quick runs).")
@@ -75,7 +79,7 @@ final class TrainCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--prior", paramLabel = "MODEL", description = "Analytical estimator whose prediction the "
-            + "network learns to correct, or 'none' for the plain GRANITE network (default: simulator).")
+            + "network learns to correct, or 'none' for the plain network (default: simulator).")
     String prior;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs to train heads for "
@@ -88,10 +92,21 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--lr", description = "Adam learning rate.")
     Double learningRate;
 
+    /** How the data is split (recorded in the provenance). */
+    private static final String SPLIT = "SHA-256 of hex, 80/10/10";
+
     @Override
     public Integer call() throws Exception {
-        if (!List.of("granite", "ithemal").contains(modelName)) {
-            throw new BadInputException("unknown model '" + modelName + "': train granite or ithemal");
+        TrainableProvider<?> provider = Trainables.find(modelName).orElseThrow(() -> new BadInputException(
+                "unknown model '" + modelName + "': " + (Trainables.available().isEmpty()
+                        ? "no trainable model is on the class path"
+                        : "the trainable models are " + String.join(", ", Trainables.available()))));
+        TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior);
+        for (TrainingOptions.Option given : options.given()) {
+            if (!provider.options().contains(given)) {
+                throw new BadInputException(flag(given) + " is " + usedBy(given) + " option, not one of "
+                        + provider.name());
+            }
         }
         PrintWriter o = spec.commandLine().getOut();
         if (dataDir != null) {
@@ -127,7 +142,8 @@ final class TrainCommand implements Callable<Integer> {
         List<BasicBlock> trainBlocks = train.stream().map(LabelledBlock::block).toList();
         long t0 = System.nanoTime();
         int trainSize = train.size();
-        try (LearnedEstimator<LabelledBlock> model = modelName.equals("granite") ? granite(trainBlocks, cpus) : ithemal(trainBlocks, cpus)) {
+        String command = "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        try (LearnedEstimator<LabelledBlock> model = provider.create(options, trainBlocks, cpus)) {
             o.printf("training %s on %d blocks (validation %d, test %d)%n", model.description(), train.size(),
                     validation.size(), test.size());
             // One progress bar (with ETA) per epoch; the epoch summary line follows it. Each epoch that improves
@@ -136,7 +152,7 @@ final class TrainCommand implements Callable<Integer> {
             ProgressBar[] bar = new ProgressBar[1];
             int[] epoch = {1};
             double[] best = {Double.POSITIVE_INFINITY};
-            List<dev.basalt.training.MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
+            List<MultiTaskTrainer.Epoch> epochs = model.train(train, validation, e -> {
                 if (bar[0] != null) {
                     bar[0].close();
                     bar[0] = null;
@@ -151,12 +167,10 @@ final class TrainCommand implements Callable<Integer> {
                         .orElse(Double.NaN);
                 if (score < best[0]) {
                     best[0] = score;
-                    Map<String, Object> checkpoint = new LinkedHashMap<>();
-                    checkpoint.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult()
-                            .originalArgs()));
-                    checkpoint.put("checkpoint", "epoch " + e.epoch() + " of an unfinished run (best validation so far)");
-                    checkpoint.put("created", Instant.now().toString());
-                    checkpoint.put("datasetFingerprint", data.fingerprint());
+                    Provenance checkpoint = model.newProvenance(command).withData(data.fingerprint(), SPLIT)
+                            .with("dataset", data.name())
+                            .with("checkpoint", "epoch " + e.epoch()
+                                    + " of an unfinished run (best validation so far)");
                     try {
                         model.save(out, checkpoint);
                     } catch (java.io.IOException ex) {
@@ -184,51 +198,50 @@ final class TrainCommand implements Callable<Integer> {
                 report.add(Evaluation.of(modelName, data.name(), "test", m, predicted, measured));
             }
             o.print(Evaluation.markdownTable(report));
-            Map<String, Object> provenance = new LinkedHashMap<>();
-            provenance.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult()
-                    .originalArgs()));
-            provenance.put("created", Instant.now().toString());
-            provenance.put("basalt", new VersionProvider().getVersion()[0]);
-            provenance.put("java", System.getProperty("java.version") + " " + System.getProperty("os.name") + " "
-                    + System.getProperty("os.arch"));
-            provenance.put("dataset", data.name());
-            provenance.put("datasetFingerprint", data.fingerprint());
-            provenance.put("split", "SHA-256 of hex, 80/10/10");
-            provenance.put("trainBlocks", train.size());
-            provenance.put("trainingMinutes", minutes);
-            provenance.put("epochs", epochs.size());
-            provenance.put("skippedBatches", epochs.stream().mapToInt(e -> e.skipped()).sum());
-            provenance.put("recomputedSteps", epochs.stream().mapToInt(e -> e.retried()).sum());
-            provenance.put("testReport", Evaluation.csv(report));
+            Provenance provenance = model.newProvenance(command).withData(data.fingerprint(), SPLIT)
+                    .with("dataset", data.name())
+                    .with("trainBlocks", train.size())
+                    .with("trainingMinutes", minutes)
+                    .with("epochs", epochs.size())
+                    .with("skippedBatches", epochs.stream().mapToInt(e -> e.skipped()).sum())
+                    .with("recomputedSteps", epochs.stream().mapToInt(e -> e.retried()).sum())
+                    .with("testReport", Evaluation.csv(report));
             model.save(out, provenance);
             o.printf(Locale.ROOT, "model written to %s (%.1f minutes)%n", out, minutes);
         }
         return 0;
     }
 
-    private LearnedEstimator<LabelledBlock> granite(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
-        if (embedding != null) {
-            throw new BadInputException("--embedding is an ithemal option");
-        }
-        GraniteConfig d = GraniteConfig.defaults();
-        GraniteConfig config = new GraniteConfig(hidden != null ? hidden : d.hidden(), steps != null ? steps : d.steps(),
-                d.mlpHidden(), learningRate != null ? learningRate : d.learningRate(),
-                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
-                seed != null ? seed : d.seed(), d.memoryPolicy(), prior != null ? prior : d.prior(), d.lrDecay(),
-                d.lrPatience());
-        return GraniteModel.create(config, GraniteModel.vocabulary(trainBlocks, config), cpus);
+    /** The command-line spelling of a model option. */
+    private static String flag(TrainingOptions.Option option) {
+        return switch (option) {
+            case HIDDEN -> "--hidden";
+            case EMBEDDING -> "--embedding";
+            case ITERATIONS -> "--iterations";
+            case LEARNING_RATE -> "--lr";
+            case EPOCHS -> "--epochs";
+            case SEED -> "--seed";
+            case PRIOR -> "--prior";
+        };
     }
 
-    private LearnedEstimator<LabelledBlock> ithemal(List<BasicBlock> trainBlocks, List<Microarchitecture> cpus) {
-        if (steps != null) {
-            throw new BadInputException("--iterations is a granite option");
+    /** The trainable models that use {@code option}, slash-separated after "a" or "an". */
+    private static String usedBy(TrainingOptions.Option option) {
+        List<String> models = Trainables.all().stream().filter(p -> p.options().contains(option))
+                .map(TrainableProvider::name).toList();
+        if (models.isEmpty()) {
+            return "no trainable model's";
         }
-        IthemalConfig d = IthemalConfig.defaults();
-        IthemalConfig config = new IthemalConfig(embedding != null ? embedding : d.embedding(),
-                hidden != null ? hidden : d.hidden(), learningRate != null ? learningRate : d.learningRate(),
-                epochs != null ? epochs : d.epochs(), d.batchInstructions(), d.clipNorm(), d.patience(),
-                seed != null ? seed : d.seed(), prior != null ? prior : d.prior(), d.lrDecay(), d.lrPatience());
-        return IthemalModel.create(config, IthemalModel.vocabulary(trainBlocks), cpus);
+        String names = String.join("/", models);
+        return ("aeiou".indexOf(Character.toLowerCase(names.charAt(0))) >= 0 ? "an " : "a ") + names;
+    }
+
+    /** The trainable models on the class path, for the help and completion. */
+    static final class TrainableModels implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Trainables.available().iterator();
+        }
     }
 
     private static String mapes(List<Microarchitecture> cpus, double[] mape) {

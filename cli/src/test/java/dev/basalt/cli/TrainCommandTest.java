@@ -1,6 +1,9 @@
 package dev.basalt.cli;
 
+import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
+import dev.basalt.datasets.Dataset;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.granite.GraniteModel;
 import dev.basalt.ithemal.IthemalModel;
@@ -8,8 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code basalt train} end to end on a slice of the bundled data, for both learned models. */
@@ -26,6 +32,26 @@ class TrainCommandTest {
             assertEquals(java.util.List.of(Microarchitecture.HASWELL), m.cpus());
             assertEquals("simulator", m.config().prior());
             assertTrue(m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).cyclesPerIteration() > 0);
+            // The provenance says how the model was made, and pins the prior as well as the prior allows.
+            Provenance p = m.provenance().orElseThrow();
+            assertEquals("granite-model", p.kind());
+            assertEquals("basalt train granite --max-train 300 --epochs 1 --hidden 8 --iterations 1 --mcpu haswell "
+                    + "--out " + out, p.command());
+            assertEquals(42L, p.seed(), "the configuration's default seed");
+            assertEquals(Dataset.bundled().fingerprint(), p.dataFingerprint());
+            assertEquals("SHA-256 of hex, 80/10/10", p.split());
+            assertEquals(300, p.detail("trainBlocks").orElseThrow());
+            assertEquals(1, p.detail("epochs").orElseThrow());
+            assertTrue(p.detail("testReport").orElseThrow().toString().startsWith("estimator,uarch"), p.toString());
+            Optional<String> simulator = Estimators.load("simulator").fingerprint();
+            if (simulator.isPresent()) {
+                assertEquals(new Provenance.Prior("simulator", simulator.get()), p.prior());
+                assertEquals(List.of(), m.warnings());
+            } else {
+                assertNull(p.prior());
+                assertEquals("simulator", p.detail("prior").orElseThrow());
+                assertTrue(m.warnings().get(0).contains("pinned by name only"), m.warnings().toString());
+            }
         }
     }
 
@@ -33,12 +59,17 @@ class TrainCommandTest {
     void trainsIthemalWithoutAPrior(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("i.ithemal");
         CliRun r = CliRun.of("train", "ithemal", "--max-train", "300", "--epochs", "1", "--hidden", "8",
-                "--embedding", "8", "--prior", "none", "--out", out.toString());
+                "--embedding", "8", "--prior", "none", "--seed", "5", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("| ithemal | ivybridge |"), r.out());
         try (IthemalModel m = IthemalModel.load(out)) {
             assertEquals(3, m.cpus().size());
             assertEquals(null, m.config().prior());
+            assertEquals(5L, m.config().seed());
+            assertEquals("ithemal-model", m.provenance().orElseThrow().kind());
+            assertEquals(5L, m.provenance().orElseThrow().seed());
+            assertNull(m.provenance().orElseThrow().prior());
+            assertEquals(List.of(), m.warnings());
         }
     }
 
@@ -49,6 +80,16 @@ class TrainCommandTest {
         assertTrue(a.err().contains("--iterations is a granite option"), a.err());
         CliRun b = CliRun.of("train", "oracle", "--out", dir.resolve("y").toString());
         assertEquals(2, b.exit());
-        assertTrue(b.err().contains("unknown model 'oracle'"), b.err());
+        assertTrue(b.err().contains("unknown model 'oracle'") && b.err().contains("granite, ithemal"), b.err());
+        CliRun c = CliRun.of("train", "granite", "--embedding", "8", "--out", dir.resolve("z").toString());
+        assertEquals(2, c.exit());
+        assertTrue(c.err().contains("--embedding is an ithemal option"), c.err());
+    }
+
+    @Test
+    void helpListsTheTrainableModels() {
+        CliRun r = CliRun.of("train", "--help");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("granite, ithemal"), r.out());
     }
 }

@@ -57,6 +57,23 @@ public interface ThroughputEstimator {
         }
     }
 
+    /**
+     * A SHA-256 (hex) of everything that determines this estimator's predictions (its tables, weights and
+     * options), so that an artifact resting on it, such as a learned model with this estimator as its prior, can
+     * tell when it changed. Empty (the default) when the estimator does not compute one.
+     */
+    default Optional<String> fingerprint() {
+        return Optional.empty();
+    }
+
+    /**
+     * What a user of this estimator should know before trusting its predictions, e.g. that the prior a learned
+     * model was trained on has changed since; empty (the default) when there is nothing to say.
+     */
+    default List<String> warnings() {
+        return List.of();
+    }
+
     /** Fails with a clear message when {@code uarch} is not supported. */
     default void checkSupported(Microarchitecture uarch) {
         if (!supported().contains(uarch)) {

@@ -79,7 +79,7 @@ public final class ParameterLearner {
             labels[i] = new double[] {i < train.size() ? trainMeasured[i] : validationMeasured[i - train.size()]};
         }
         int[] sizes = all.stream().mapToInt(BasicBlock::size).toArray();
-        try (NDManager m = surrogate.manager().newSubManager()) {
+        try (NDManager m = surrogate.newSubManager()) {
             NDArray table = m.create(start, new Shape(forms.size(), width));
             table.setRequiresGradient(true);
             NDArray globals = m.create(new float[] {init.dispatchWidth(), init.robSize()}, new Shape(1, 2));

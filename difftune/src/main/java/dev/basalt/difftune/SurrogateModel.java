@@ -8,7 +8,8 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import dev.basalt.training.Djl;
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.training.ModelFile;
+import dev.basalt.core.Provenance;
+import dev.basalt.training.DjlModel;
 import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.BasicBlock;
@@ -17,7 +18,6 @@ import dev.basalt.decoder.Instruction;
 import dev.basalt.datasets.IthemalTokenizer;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +31,9 @@ import java.util.stream.IntStream;
  * The trained surrogate of one CPU's simulator: network, token vocabulary and configuration. Not thread-safe
  * (training and parameter learning are single-threaded loops); predictions are serialised.
  */
-public final class SurrogateModel implements AutoCloseable {
+public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
 
-    private static final String FORMAT = "basalt-surrogate-1";
+    private static final Format<Saved> FORMAT = new Format<>("basalt-surrogate-1", "surrogate", Saved.class);
 
     /**
      * A block made ready for batching: role-tagged token ids per instruction, zero idioms, the simulator's
@@ -46,30 +46,28 @@ public final class SurrogateModel implements AutoCloseable {
         }
     }
 
-    private final SurrogateConfig config;
-    private final Vocabulary vocabulary;
-    private final Microarchitecture uarch;
     private final ParameterLayout layout;
-    private final Simulator.Options options;
-    private final NDManager manager;
     private final SurrogateNetwork network;
     private final Map<BasicBlock, Prepared> prepared = new ConcurrentHashMap<>();
 
-    private SurrogateModel(SurrogateConfig config, Vocabulary vocabulary, Microarchitecture uarch,
-                           Simulator.Options options) {
-        this.config = config;
-        this.vocabulary = vocabulary;
-        this.uarch = uarch;
-        this.layout = new ParameterLayout(SimulatorParams.bundled(uarch));
-        this.options = options;
-        this.manager = Djl.engine().newBaseManager();
-        this.network = new SurrogateNetwork(manager, config, layout, vocabulary.size());
+    private SurrogateModel(Saved saved, Vocabulary vocabulary, Microarchitecture uarch, ParameterLayout layout,
+                           Provenance provenance) {
+        super(FORMAT, saved, vocabulary, List.of(uarch), provenance);
+        this.layout = layout;
+        this.network = new SurrogateNetwork(parameters(), manager(), saved.surrogate(), layout, vocabulary.size());
+    }
+
+    /** A surrogate of {@code uarch}'s simulator, with its parameter layout from the bundled table. */
+    private static SurrogateModel of(Saved saved, Vocabulary vocabulary, Microarchitecture uarch,
+                                     Provenance provenance) {
+        return new SurrogateModel(saved, vocabulary, uarch, new ParameterLayout(SimulatorParams.bundled(uarch)),
+                provenance);
     }
 
     /** A fresh surrogate of {@code uarch}'s simulator run with {@code options}. */
     public static SurrogateModel create(SurrogateConfig config, Vocabulary vocabulary, Microarchitecture uarch,
                                         Simulator.Options options) {
-        return new SurrogateModel(config, vocabulary, uarch, options);
+        return of(new Saved(config, options), vocabulary, uarch, null);
     }
 
     /** The surrogate's tokens of an instruction: Ithemal's, each tagged with its role (source, destination, address). */
@@ -101,11 +99,11 @@ public final class SurrogateModel implements AutoCloseable {
     }
 
     public SurrogateConfig config() {
-        return config;
+        return savedConfig().surrogate();
     }
 
     public Microarchitecture uarch() {
-        return uarch;
+        return cpus().get(0);
     }
 
     ParameterLayout layout() {
@@ -120,11 +118,11 @@ public final class SurrogateModel implements AutoCloseable {
             String[] forms = new String[n];
             for (int i = 0; i < n; i++) {
                 Instruction insn = b.instruction(i);
-                ids[i] = tokens(insn).stream().mapToInt(vocabulary::id).toArray();
+                ids[i] = tokens(insn).stream().mapToInt(vocabulary()::id).toArray();
                 zero[i] = insn.idiom() == Idiom.ZERO;
                 forms[i] = insn.form();
             }
-            return new Prepared(b, ids, zero, Simulator.sources(b, options), forms);
+            return new Prepared(b, ids, zero, Simulator.sources(b, savedConfig().options()), forms);
         });
     }
 
@@ -173,11 +171,12 @@ public final class SurrogateModel implements AutoCloseable {
 
     /** The network's weights (frozen during parameter learning). */
     Map<String, NDArray> weights() {
-        return network.params;
+        return parameters().map();
     }
 
-    NDManager manager() {
-        return manager;
+    /** A manager for intermediates (parameter learning's), closed by the caller. */
+    NDManager newSubManager() {
+        return manager().newSubManager();
     }
 
     /**
@@ -195,8 +194,9 @@ public final class SurrogateModel implements AutoCloseable {
         all.addAll(validation);
         double[][] labels = all.stream().map(s -> new double[] {Math.max(1e-3, s.cycles())}).toArray(double[][]::new);
         int[] sizes = all.stream().mapToInt(s -> blocks.get(s.hex()).size()).toArray();
-        MultiTaskTrainer.Model<SurrogateBatch> model = MultiTaskTrainer.Model.of(network.params,
+        MultiTaskTrainer.Model<SurrogateBatch> model = MultiTaskTrainer.Model.of(parameters().map(),
                 examples -> batch(examples.stream().map(all::get).toList(), blocks), this::forward);
+        SurrogateConfig config = config();
         MultiTaskTrainer<SurrogateBatch> trainer = new MultiTaskTrainer<>(Djl.engine(),
                 new MultiTaskTrainer.Settings(config.learningRate(), config.clipNorm(), config.epochs(),
                         config.patience(), config.batchInstructions(), config.seed(), 0.5, 2, true));
@@ -207,56 +207,27 @@ public final class SurrogateModel implements AutoCloseable {
     /** The surrogate's cycles per iteration for each sample. */
     public synchronized double[] predict(List<SurrogateData.Sample> samples, Map<String, BasicBlock> blocks) {
         double[] out = new double[samples.size()];
-        List<Integer> order = IntStream.range(0, samples.size()).boxed()
-                .sorted(java.util.Comparator.comparingInt(i -> blocks.get(samples.get(i).hex()).size())).toList();
-        int from = 0;
-        while (from < order.size()) {
-            int to = from;
-            int instructions = 0;
-            while (to < order.size() && (to == from || instructions + blocks.get(samples.get(order.get(to)).hex()).size()
-                    <= config.batchInstructions())) {
-                instructions += blocks.get(samples.get(order.get(to++)).hex()).size();
-            }
-            List<Integer> chunk = order.subList(from, to);
-            try (NDManager m = manager.newSubManager()) {
+        int[] sizes = samples.stream().mapToInt(s -> blocks.get(s.hex()).size()).toArray();
+        for (List<Integer> chunk : bySize(sizes, config().batchInstructions())) {
+            try (NDManager m = manager().newSubManager()) {
                 float[] y = forward(batch(chunk.stream().map(samples::get).toList(), blocks), m).toFloatArray();
                 for (int k = 0; k < chunk.size(); k++) {
                     out[chunk.get(k)] = y[k];
                 }
             }
-            from = to;
         }
         return out;
     }
 
-    /** Saves the surrogate as one file, atomically. */
-    public synchronized void save(Path file, Map<String, Object> provenance) throws IOException {
-        ModelFile.write(file, FORMAT, new Saved(config, options), List.of(uarch), vocabulary, provenance,
-                network.params);
-    }
-
-    /** What a surrogate file stores besides the weights. */
+    /**
+     * What a surrogate file stores as its configuration: the surrogate's and the simulator options it imitates.
+     */
     record Saved(SurrogateConfig surrogate, Simulator.Options options) {
     }
 
     /** Loads a surrogate written by {@link #save}; errors name the file and what is wrong with it. */
     public static SurrogateModel load(Path file) throws IOException {
-        ModelFile.Loaded<Saved, Vocabulary> f = ModelFile.read(Files.readAllBytes(file), file.toString(), "surrogate",
-                FORMAT, Saved.class, Vocabulary.class);
-        SurrogateModel model = new SurrogateModel(f.config().surrogate(), f.vocabulary(), f.cpus().get(0),
-                f.config().options());
-        try {
-            ModelFile.readWeights(f.weights(), model.network.params, file.toString());
-        } catch (IOException | RuntimeException e) {
-            model.close();
-            throw e;
-        }
-        return model;
-    }
-
-    @Override
-    public void close() {
-        network.close();
-        manager.close();
+        return DjlModel.<Saved, SurrogateModel>load(file, FORMAT, (saved, vocabulary, cpus, provenance) ->
+                of(saved, vocabulary, cpus.get(0), provenance));
     }
 }

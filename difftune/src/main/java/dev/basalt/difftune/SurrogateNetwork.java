@@ -11,7 +11,6 @@ import dev.basalt.training.Lstm;
 import dev.basalt.training.Parameters;
 import dev.basalt.training.Rows;
 
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -28,21 +27,22 @@ import java.util.SplittableRandom;
  * ({@code S:RAX}, {@code D:RAX}, {@code SM:RBX} for a source address register): 5× faster and, with the bound,
  * as faithful here.
  */
-final class SurrogateNetwork implements AutoCloseable {
+final class SurrogateNetwork {
 
     final SurrogateConfig config;
     final ParameterLayout layout;
-    private final NDManager manager;
     private final Parameters weights;
-    final Map<String, NDArray> params;
     private final NDArray portShare;
 
-    SurrogateNetwork(NDManager parent, SurrogateConfig config, ParameterLayout layout, int vocabulary) {
+    /**
+     * Creates the network's parameters in {@code weights}, in a fixed order (the order they are saved and updated
+     * in), and its constants in {@code manager}.
+     */
+    SurrogateNetwork(Parameters weights, NDManager manager, SurrogateConfig config, ParameterLayout layout,
+                     int vocabulary) {
         this.config = config;
         this.layout = layout;
-        this.manager = parent.newSubManager();
-        this.weights = new Parameters(manager);
-        this.params = weights.map();
+        this.weights = weights;
         SplittableRandom rnd = new SplittableRandom(config.seed());
         int e = config.embedding();
         int h = config.hidden();
@@ -61,10 +61,6 @@ final class SurrogateNetwork implements AutoCloseable {
         weights.zeros("head.b2", 1);
         this.portShare = manager.create(layout.portShare(), new Shape(layout.groups().size(), layout.ports().size()));
     }
-
-
-
-
 
     /**
      * Predicted cycles per iteration [blocks × 1].
@@ -106,10 +102,5 @@ final class SurrogateNetwork implements AutoCloseable {
 
     private NDArray w(String name) {
         return weights.get(name);
-    }
-
-    @Override
-    public void close() {
-        manager.close();
     }
 }

@@ -1,6 +1,7 @@
 package dev.basalt.granite;
 
 import dev.basalt.datasets.Vocabulary;
+import dev.basalt.training.LearnedModel;
 
 import java.util.List;
 
@@ -9,7 +10,7 @@ import java.util.List;
  * are offset so that the graphs form one disconnected graph; {@code nodeGraph}, {@code edgeGraph} and
  * {@code instructionGraph} say which block each belongs to.
  */
-final class GraniteBatch {
+final class GraniteBatch implements LearnedModel.Batch {
 
     final int graphs;
     final long[] tokens;
@@ -85,5 +86,10 @@ final class GraniteBatch {
 
     int nodes() {
         return tokens.length;
+    }
+
+    @Override
+    public int unknownTokens() {
+        return unknownTokens;
     }
 }

@@ -5,10 +5,9 @@ import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import dev.basalt.training.Parameters;
 import dev.basalt.training.Rows;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -22,50 +21,52 @@ import java.util.SplittableRandom;
  * shared dense layer and then one small MLP head per CPU that outputs each instruction's contribution in
  * cycles; a block's prediction is the sum of its instructions' contributions.
  *
- * <p>Parameters are plain NDArrays owned by the network's manager, initialised from {@code seed} with
- * Java's {@link SplittableRandom} (so initialisation does not depend on the engine's random state). Every
- * intermediate of a forward pass lives in the caller's per-batch manager.
+ * <p>Parameters are the model's {@link Parameters}, initialised from {@code seed} with Java's
+ * {@link SplittableRandom} (so initialisation does not depend on the engine's random state). Every intermediate
+ * of a forward pass lives in the caller's per-batch manager.
  */
-final class GraniteNetwork implements AutoCloseable {
+final class GraniteNetwork {
 
     static final int EDGE_TYPES = GraniteGraph.EdgeType.values().length;
 
     final GraniteConfig config;
     final int vocabulary;
     final int heads;
-    private final NDManager manager;
-    /** Parameters in a fixed order (the order they are saved and updated in). */
-    final Map<String, NDArray> params = new LinkedHashMap<>();
+    private final Parameters weights;
 
-    GraniteNetwork(NDManager parent, GraniteConfig config, int vocabulary, int heads) {
+    /**
+     * Creates the network's parameters in {@code weights}, in a fixed order (the order they are saved and updated
+     * in).
+     */
+    GraniteNetwork(Parameters weights, GraniteConfig config, int vocabulary, int heads) {
         this.config = config;
         this.vocabulary = vocabulary;
         this.heads = heads;
-        this.manager = parent.newSubManager();
+        this.weights = weights;
         SplittableRandom rnd = new SplittableRandom(config.seed());
         int h = config.hidden();
-        param("node.embedding", rnd, vocabulary, h);
-        param("edge.embedding", rnd, EDGE_TYPES, h);
-        param("global.w", rnd, vocabulary, h);
-        zeros("global.b", h);
+        he("node.embedding", rnd, vocabulary, h);
+        he("edge.embedding", rnd, EDGE_TYPES, h);
+        he("global.w", rnd, vocabulary, h);
+        weights.zeros("global.b", h);
         if (config.hasPrior()) {
-            param("prior.w", rnd, heads, h);
+            he("prior.w", rnd, heads, h);
         }
         mlp("edge", rnd, 4 * h);
         mlp("node", rnd, 3 * h);
         mlp("global", rnd, 3 * h);
         for (String ln : new String[] {"edge.ln", "node.ln", "global.ln"}) {
-            ones(ln + ".gamma", h);
-            zeros(ln + ".beta", h);
+            weights.ones(ln + ".gamma", h);
+            weights.zeros(ln + ".beta", h);
         }
-        param("readout.w", rnd, h, h);
-        zeros("readout.b", h);
+        he("readout.w", rnd, h, h);
+        weights.zeros("readout.b", h);
         for (int c = 0; c < heads; c++) {
-            param("head" + c + ".w1", rnd, h, h);
-            zeros("head" + c + ".b1", h);
+            he("head" + c + ".w1", rnd, h, h);
+            weights.zeros("head" + c + ".b1", h);
             // With a prior the network starts as the prior (contributions ≈ 0) and learns its corrections.
-            param("head" + c + ".w2", rnd, h, 1, config.hasPrior() ? 0.01 : 1.0);
-            zeros("head" + c + ".b2", 1);
+            he("head" + c + ".w2", rnd, h, 1, config.hasPrior() ? 0.01 : 1.0);
+            weights.zeros("head" + c + ".b2", 1);
         }
     }
 
@@ -73,60 +74,33 @@ final class GraniteNetwork implements AutoCloseable {
         int h = config.hidden();
         int width = in;
         for (int layer = 0; layer <= config.mlpHidden(); layer++) {
-            param(name + ".w" + layer, rnd, width, h);
-            zeros(name + ".b" + layer, h);
+            he(name + ".w" + layer, rnd, width, h);
+            weights.zeros(name + ".b" + layer, h);
             width = h;
         }
     }
 
-    private void param(String name, SplittableRandom rnd, int rows, int cols) {
-        param(name, rnd, rows, cols, 1.0);
+    private void he(String name, SplittableRandom rnd, int rows, int cols) {
+        he(name, rnd, rows, cols, 1.0);
     }
 
-    private void param(String name, SplittableRandom rnd, int rows, int cols, double gain) {
-        float[] v = new float[rows * cols];
-        double scale = gain * Math.sqrt(2.0 / rows); // He initialisation for the leaky-ReLU layers
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (float) (gaussian(rnd) * scale);
-        }
-        add(name, manager.create(v, new Shape(rows, cols)));
+    /** He initialisation for the leaky-ReLU layers, scaled by {@code gain}. */
+    private void he(String name, SplittableRandom rnd, int rows, int cols, double gain) {
+        weights.normal(name, rnd, gain * Math.sqrt(2.0 / rows), rows, cols);
     }
 
-    private static double gaussian(SplittableRandom rnd) {
-        double u = 1.0 - rnd.nextDouble();
-        double w = rnd.nextDouble();
-        return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * w);
-    }
-
-    private void zeros(String name, int n) {
-        add(name, manager.zeros(new Shape(n)));
-    }
-
-    private void ones(String name, int n) {
-        add(name, manager.ones(new Shape(n)));
-    }
-
-    private void add(String name, NDArray a) {
-        a.setRequiresGradient(true);
-        params.put(name, a);
-    }
-
-    NDArray p(String name) {
-        return params.get(name);
+    private NDArray p(String name) {
+        return weights.get(name);
     }
 
     private NDArray mlp(String name, NDArray x) {
         for (int layer = 0; layer <= config.mlpHidden(); layer++) {
             x = x.matMul(p(name + ".w" + layer)).add(p(name + ".b" + layer));
             if (layer < config.mlpHidden()) {
-                x = leaky(x);
+                x = Parameters.leaky(x);
             }
         }
         return x;
-    }
-
-    private static NDArray leaky(NDArray x) {
-        return x.maximum(x.mul(0.1f));
     }
 
     private NDArray layerNorm(String name, NDArray x) {
@@ -139,7 +113,7 @@ final class GraniteNetwork implements AutoCloseable {
     /**
      * Runs the network.
      *
-     * @return {instruction contributions [instructions × heads], block predictions [graphs × heads]}
+     * @return {block predictions [graphs × heads], instruction contributions [instructions × heads]}
      */
     NDList forward(GraniteBatch b, NDManager batch) {
         int nodes = b.nodes();
@@ -165,10 +139,10 @@ final class GraniteNetwork implements AutoCloseable {
             g = layerNorm("global.ln", g.add(mlp("global", globalIn)));
         }
         NDArray instructions = Rows.gather(batch, x, b.instructionNodes);
-        NDArray shared = leaky(instructions.matMul(p("readout.w")).add(p("readout.b")));
+        NDArray shared = Parameters.leaky(instructions.matMul(p("readout.w")).add(p("readout.b")));
         NDList perHead = new NDList();
         for (int c = 0; c < heads; c++) {
-            perHead.add(leaky(shared.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
+            perHead.add(Parameters.leaky(shared.matMul(p("head" + c + ".w1")).add(p("head" + c + ".b1")))
                     .matMul(p("head" + c + ".w2")).add(p("head" + c + ".b2")));
         }
         NDArray contributions = perHead.size() == 1
@@ -178,11 +152,6 @@ final class GraniteNetwork implements AutoCloseable {
         if (prior != null) {
             blocks = blocks.add(prior);
         }
-        return new NDList(contributions, blocks);
-    }
-
-    @Override
-    public void close() {
-        manager.close();
+        return new NDList(blocks, contributions);
     }
 }

@@ -54,4 +54,17 @@ class BundledGraniteModelTest {
                     measured), "the learned correction improves on its prior");
         }
     }
+
+    @Test
+    void bundledModelReadsItsOlderProvenanceAndSaysItsPriorIsPinnedByNameOnly() throws IOException {
+        try (GraniteModel model = GraniteModel.bundled()) {
+            dev.basalt.core.Provenance p = model.provenance().orElseThrow();
+            assertTrue(p.command().startsWith("basalt train granite "), p.command());
+            assertEquals(Dataset.bundled().fingerprint(), p.detail("datasetFingerprint").orElseThrow());
+            assertEquals(40, p.detail("epochs").orElseThrow());
+            assertEquals(1, model.warnings().size(), model.warnings().toString());
+            assertTrue(model.warnings().get(0).startsWith("prior simulator is pinned by name only"),
+                    model.warnings().get(0));
+        }
+    }
 }

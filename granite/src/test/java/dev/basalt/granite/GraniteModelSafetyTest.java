@@ -66,7 +66,7 @@ class GraniteModelSafetyTest {
         Vocabulary vocab = GraniteModel.vocabulary(List.of(BasicBlock.fromHex("4889de4801c8")), TINY);
         java.nio.file.Path file = dir.resolve("m.granite");
         try (GraniteModel model = GraniteModel.create(TINY, vocab, List.of(Microarchitecture.HASWELL))) {
-            model.save(file, java.util.Map.of());
+            model.save(file, model.newProvenance("test"));
         }
         // Rewrite model.json with one more vocabulary token than the embedding table has rows.
         java.util.Map<String, byte[]> entries = new java.util.LinkedHashMap<>();

@@ -35,7 +35,7 @@ class GraniteModelTest {
             double[] p = model.predictAll(probe, Microarchitecture.HASWELL).stream()
                     .mapToDouble(x -> x.cyclesPerIteration()).toArray();
             if (saveTo != null) {
-                model.save(saveTo, java.util.Map.of("test", "tiny"));
+                model.save(saveTo, model.newProvenance("test").withData("d474", "all").with("test", "tiny"));
             }
             return new Run(epochs, p);
         }
@@ -65,11 +65,18 @@ class GraniteModelTest {
         for (double p : a.predictions()) {
             assertTrue(p >= 0 && Double.isFinite(p));
         }
-        // Save and load: the same predictions.
+        // Save and load: the same predictions, and the provenance it was saved with.
         try (GraniteModel loaded = GraniteModel.load(file)) {
             double[] again = loaded.predictAll(probe, Microarchitecture.HASWELL).stream()
                     .mapToDouble(x -> x.cyclesPerIteration()).toArray();
             assertArrayEquals(a.predictions(), again, 0.0);
+            dev.basalt.core.Provenance p = loaded.provenance().orElseThrow();
+            assertEquals("granite-model", p.kind());
+            assertEquals("test", p.command());
+            assertEquals(TINY.seed(), p.seed());
+            assertEquals("d474", p.dataFingerprint());
+            assertEquals("tiny", p.detail("test").orElseThrow());
+            assertEquals(List.of(), loaded.warnings(), "no prior, nothing to warn about");
         }
         // A truncated file gives one clear error.
         byte[] bytes = java.nio.file.Files.readAllBytes(file);

@@ -1,6 +1,7 @@
 package dev.basalt.ithemal;
 
 import dev.basalt.datasets.Vocabulary;
+import dev.basalt.training.LearnedModel;
 
 import java.util.List;
 
@@ -10,7 +11,7 @@ import java.util.List;
  * ([blocks × maxInstructions]). Padding goes after the end, so the LSTM state at each sequence's last real
  * position (the {@code last*} indices into the flattened outputs) is unaffected by it.
  */
-final class IthemalBatch {
+final class IthemalBatch implements LearnedModel.Batch {
 
     final int blocks;
     final int instructions;
@@ -67,5 +68,10 @@ final class IthemalBatch {
             lastInstruction[g] = (long) g * maxI + b.size() - 1;
         }
         unknownTokens = unknown;
+    }
+
+    @Override
+    public int unknownTokens() {
+        return unknownTokens;
     }
 }

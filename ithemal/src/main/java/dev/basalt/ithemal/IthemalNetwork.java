@@ -9,7 +9,6 @@ import dev.basalt.training.Lstm;
 import dev.basalt.training.Parameters;
 import dev.basalt.training.Rows;
 
-import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -21,20 +20,20 @@ import java.util.SplittableRandom;
  * <p>Parameters are initialised from {@code seed} with {@link SplittableRandom} (not the engine's random
  * state), as PyTorch initialises LSTMs: uniform in ±1/√hidden.
  */
-final class IthemalNetwork implements AutoCloseable {
+final class IthemalNetwork {
 
     final IthemalConfig config;
     final int heads;
-    private final NDManager manager;
     private final Parameters weights;
-    final Map<String, NDArray> params;
 
-    IthemalNetwork(NDManager parent, IthemalConfig config, int vocabulary, int heads) {
+    /**
+     * Creates the network's parameters in {@code weights}, in a fixed order (the order they are saved and updated
+     * in).
+     */
+    IthemalNetwork(Parameters weights, IthemalConfig config, int vocabulary, int heads) {
         this.config = config;
         this.heads = heads;
-        this.manager = parent.newSubManager();
-        this.weights = new Parameters(manager);
-        this.params = weights.map();
+        this.weights = weights;
         SplittableRandom rnd = new SplittableRandom(config.seed());
         int e = config.embedding();
         int h = config.hidden();
@@ -58,10 +57,6 @@ final class IthemalNetwork implements AutoCloseable {
             weights.zeros("head" + c + ".b2", 1);
         }
     }
-
-
-
-
 
     private NDArray lstm(String name, NDArray input, NDManager m) {
         return Lstm.run(input, w(name + ".w_ih"), w(name + ".w_hh"), w(name + ".b_ih"), w(name + ".b_hh"), m);
@@ -95,10 +90,5 @@ final class IthemalNetwork implements AutoCloseable {
 
     private NDArray w(String name) {
         return weights.get(name);
-    }
-
-    @Override
-    public void close() {
-        manager.close();
     }
 }

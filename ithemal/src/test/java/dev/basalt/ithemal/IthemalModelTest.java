@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,7 +39,7 @@ class IthemalModelTest {
             double[] p = model.predictAll(probe, Microarchitecture.IVYBRIDGE).stream()
                     .mapToDouble(Prediction::cyclesPerIteration).toArray();
             if (saveTo != null) {
-                model.save(saveTo, Map.of("test", "tiny"));
+                model.save(saveTo, model.newProvenance("test").with("test", "tiny"));
             }
             return new Run(epochs, p);
         }
@@ -66,6 +65,9 @@ class IthemalModelTest {
         assertTrue(a.epochs().get(TINY.epochs() - 1).trainLoss() < a.epochs().get(0).trainLoss(), "loss falls");
         assertArrayEquals(a.predictions(), b.predictions(), 0.0, "same seed and data, same predictions");
         try (IthemalModel loaded = IthemalModel.load(file)) {
+            assertEquals("ithemal-model", loaded.provenance().orElseThrow().kind());
+            assertEquals(TINY.seed(), loaded.provenance().orElseThrow().seed());
+            assertEquals("tiny", loaded.provenance().orElseThrow().detail("test").orElseThrow());
             assertArrayEquals(a.predictions(), loaded.predictAll(probe, Microarchitecture.IVYBRIDGE).stream()
                     .mapToDouble(Prediction::cyclesPerIteration).toArray(), 0.0);
             // One block at a time equals the batch: padding does not leak into the LSTM states.

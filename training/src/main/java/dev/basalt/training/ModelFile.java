@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.core.AtomicFiles;
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
@@ -17,6 +18,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
@@ -43,9 +45,14 @@ public final class ModelFile {
      * @param config     the model's configuration record
      * @param cpus       the CPUs of its heads, in head order
      * @param vocabulary its vocabulary
+     * @param provenance how the model was made (empty, with no fields, when the file records nothing)
      * @param weights    the parameter data, for {@link #readWeights}
      */
-    public record Loaded<C, V>(C config, List<Microarchitecture> cpus, V vocabulary, byte[] weights) {
+    public record Loaded<C, V>(C config, List<Microarchitecture> cpus, V vocabulary, Provenance provenance,
+                               byte[] weights) {
+        public Loaded {
+            Objects.requireNonNull(provenance, "provenance");
+        }
     }
 
     /**
@@ -53,7 +60,7 @@ public final class ModelFile {
      * (Jackson-serialised), {@code weights.bin} the parameters.
      */
     public static void write(Path file, String format, Object config, List<Microarchitecture> cpus, Object vocabulary,
-                             Map<String, Object> provenance, Map<String, NDArray> params) throws IOException {
+                             Provenance provenance, Map<String, NDArray> params) throws IOException {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("format", format);
         meta.put("config", config);
@@ -64,7 +71,9 @@ public final class ModelFile {
     }
 
     /**
-     * Reads a model file written by {@link #write(Path, String, Object, List, Object, Map, Map)}.
+     * Reads a model file written by {@link #write(Path, String, Object, List, Object, Provenance, Map)}. The
+     * provenance of an older file (an untyped map) reads as far as {@link Provenance} can type it; its other
+     * fields become details.
      *
      * @throws IOException naming the file when it is not a model of this kind and format or its metadata is
      *                     unusable
@@ -84,7 +93,10 @@ public final class ModelFile {
             if (config == null || vocabulary == null || cpus.isEmpty()) {
                 throw new IOException("configuration, vocabulary or CPUs missing");
             }
-            return new Loaded<>(config, List.copyOf(cpus), vocabulary, contents.weights());
+            JsonNode made = meta.path("provenance");
+            Provenance provenance = JSON.treeToValue(made.isObject() ? made : JSON.createObjectNode(),
+                    Provenance.class);
+            return new Loaded<>(config, List.copyOf(cpus), vocabulary, provenance, contents.weights());
         } catch (IOException | RuntimeException e) {
             throw new IOException(name + " has unusable model metadata: " + e.getMessage(), e);
         }

@@ -32,6 +32,26 @@ public final class Parameters {
         return add(name, manager.create(v, s));
     }
 
+    /**
+     * A new array normal with mean 0 and standard deviation {@code std}, drawn from {@code rnd} in row-major order
+     * (Box–Muller, one pair of draws a value).
+     */
+    public NDArray normal(String name, SplittableRandom rnd, double std, long... shape) {
+        Shape s = new Shape(shape);
+        float[] v = new float[(int) s.size()];
+        for (int i = 0; i < v.length; i++) {
+            double u = 1.0 - rnd.nextDouble();
+            double w = rnd.nextDouble();
+            v[i] = (float) (Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * w) * std);
+        }
+        return add(name, manager.create(v, s));
+    }
+
+    /** A new array of ones. */
+    public NDArray ones(String name, long... shape) {
+        return add(name, manager.ones(new Shape(shape)));
+    }
+
     /** A new array of zeros. */
     public NDArray zeros(String name, long... shape) {
         return add(name, manager.zeros(new Shape(shape)));

@@ -3,10 +3,12 @@ package dev.basalt.training;
 import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
+import dev.basalt.core.Provenance;
 import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * An analytical prior for a learned model: the learned model predicts the prior's cycles plus a learned
@@ -30,6 +32,47 @@ public final class Priors {
                     + ", not every CPU of " + cpus);
         }
         return prior;
+    }
+
+    /**
+     * {@code provenance} with the prior a model rests on: by name and {@linkplain ThroughputEstimator#fingerprint()
+     * fingerprint}, or by name only (the detail {@code prior}) when the estimator computes no fingerprint.
+     */
+    public static Provenance pin(Provenance provenance, String name, ThroughputEstimator prior) {
+        Optional<String> fingerprint = prior.fingerprint();
+        return fingerprint.isPresent() ? provenance.withPrior(new Provenance.Prior(name, fingerprint.get()))
+                : provenance.with("prior", name);
+    }
+
+    /**
+     * Why a model's predictions may differ from those it was trained and tested with: the prior named
+     * {@code name} (now {@code prior}) is not the one {@code provenance} pins, or cannot be checked against it.
+     *
+     * @return one message a reason; empty when the prior is pinned by a fingerprint that {@code prior} still has
+     */
+    public static List<String> check(Provenance provenance, String name, ThroughputEstimator prior) {
+        Provenance.Prior pinned = provenance.prior();
+        Optional<String> now = prior.fingerprint();
+        if (pinned == null) {
+            return List.of("prior " + name + " is pinned by name only (the model file records no fingerprint of it): "
+                    + "it may have changed since training");
+        }
+        if (!pinned.name().equals(name)) {
+            return List.of("prior " + name + " is not the prior " + pinned.name() + " the model was trained on");
+        }
+        if (now.isEmpty()) {
+            return List.of("prior " + name + " has no fingerprint now, so it cannot be checked against the one the "
+                    + "model was trained on (" + abbreviate(pinned.fingerprint()) + ")");
+        }
+        if (!now.get().equals(pinned.fingerprint())) {
+            return List.of("prior " + name + " changed since training: trained on " + abbreviate(pinned.fingerprint())
+                    + ", now " + abbreviate(now.get()));
+        }
+        return List.of();
+    }
+
+    private static String abbreviate(String fingerprint) {
+        return fingerprint.length() <= 12 ? fingerprint : fingerprint.substring(0, 12) + "…";
     }
 
     /** The prior's cycles per iteration, [block][cpu]. */

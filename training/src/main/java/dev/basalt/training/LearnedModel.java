@@ -1,0 +1,199 @@
+package dev.basalt.training;
+
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.Provenance;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Vocabulary;
+import dev.basalt.decoder.BasicBlock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * A learned throughput model (GRANITE, Ithemal): a network with one head per CPU over batches of blocks, optionally
+ * correcting an analytical prior (see {@link Priors}). It trains with {@link MultiTaskTrainer} and predicts in
+ * batches, serialised on the model, which makes it safe to share between threads. A subclass says how a block is
+ * prepared once ({@link #prepare}), how prepared blocks and their prior rows make a batch ({@link #batch}) and how
+ * the network runs on a batch ({@link #forward}).
+ *
+ * <p>On load, the prior the model was trained on (as its provenance pins it) is checked against the prior it now
+ * runs on; {@link #warnings()} says when they differ or cannot be compared.
+ *
+ * @param <C> the configuration record
+ * @param <T> a block prepared for batching (a graph, token lists)
+ * @param <B> the batch type
+ */
+public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends DjlModel<C>
+        implements LearnedEstimator<LabelledBlock> {
+
+    /** A batch of prepared blocks. */
+    public interface Batch {
+        /** Tokens of the batch that were not in the vocabulary (mapped to the unknown token). */
+        int unknownTokens();
+    }
+
+    private final String priorName;
+    /** The analytical estimator whose prediction the network corrects, or null. */
+    private final ThroughputEstimator prior;
+    private final List<String> warnings;
+    private final AtomicLong unknownTokens = new AtomicLong();
+
+    /**
+     * A model with an empty parameter set for the subclass to fill.
+     *
+     * @param prior      the name of the prior estimator ({@link Priors#load}), or null for none
+     * @param provenance what the model file says about how the model was made, or null for a new model
+     * @throws IllegalArgumentException when the prior is unknown or lacks one of {@code cpus}
+     */
+    protected LearnedModel(Format<C> format, C config, String prior, Vocabulary vocabulary,
+                           List<Microarchitecture> cpus, Provenance provenance) {
+        // The prior is loaded before the manager exists, so an unusable prior leaks nothing.
+        this(format, config, prior, prior == null ? null : Priors.load(prior, cpus), vocabulary, cpus, provenance);
+    }
+
+    private LearnedModel(Format<C> format, C config, String priorName, ThroughputEstimator prior,
+                         Vocabulary vocabulary, List<Microarchitecture> cpus, Provenance provenance) {
+        super(format, config, vocabulary, cpus, provenance);
+        this.priorName = priorName;
+        this.prior = prior;
+        this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior);
+    }
+
+    /** Prepares a block for batching (once per block and training run or prediction). */
+    protected abstract T prepare(BasicBlock block);
+
+    /**
+     * The batch of {@code blocks}.
+     *
+     * @param priorRows the prior's cycles [blocks × heads] row-major, or null without a prior
+     */
+    protected abstract B batch(List<T> blocks, float[] priorRows);
+
+    /**
+     * Runs the network on a batch; intermediates go to {@code manager}.
+     *
+     * @return block predictions [blocks × heads] in cycles per iteration, then, for a model that attributes them,
+     *         each instruction's contribution [instructions × heads]
+     */
+    protected abstract NDList forward(B batch, NDManager manager);
+
+    /** The trainer's settings (from the configuration). */
+    protected abstract MultiTaskTrainer.Settings settings();
+
+    /**
+     * The batches of {@code blocks} for prediction, as index lists: by default blocks of similar size together,
+     * at most {@link MultiTaskTrainer.Settings#batchInstructions()} instructions a batch.
+     */
+    protected List<List<Integer>> predictionBatches(List<BasicBlock> blocks) {
+        return bySize(blocks.stream().mapToInt(BasicBlock::size).toArray(), settings().batchInstructions());
+    }
+
+    /** The configuration the model was made with. */
+    public C config() {
+        return savedConfig();
+    }
+
+    @Override
+    public String description() {
+        return format().kind() + " " + config() + ", vocabulary " + vocabulary().size() + " tokens";
+    }
+
+    @Override
+    public Set<Microarchitecture> supported() {
+        return new TreeSet<>(cpus());
+    }
+
+    /** Tokens seen in predictions that were not in the vocabulary (mapped to the unknown token). */
+    public long unknownTokens() {
+        return unknownTokens.get();
+    }
+
+    /** Whether the prior this model was trained on may differ from the one it now runs on, and why. */
+    @Override
+    public List<String> warnings() {
+        return warnings;
+    }
+
+    @Override
+    public Provenance newProvenance(String command) {
+        Provenance p = Provenance.now(name() + "-model", command).withSeed(settings().seed());
+        return prior == null ? p : Priors.pin(p, priorName, prior);
+    }
+
+    /**
+     * Trains on {@code train}, stopping early on {@code validation}'s MAPE.
+     *
+     * @return one record per epoch run
+     */
+    @Override
+    public List<MultiTaskTrainer.Epoch> train(List<LabelledBlock> train, List<LabelledBlock> validation,
+                                              Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
+        List<LabelledBlock> all = new ArrayList<>(train);
+        all.addAll(validation);
+        List<BasicBlock> blocks = all.stream().map(LabelledBlock::block).toList();
+        List<T> prepared = blocks.stream().map(this::prepare).toList();
+        float[][] priors = priorTable(blocks);
+        double[][] labels = LabelledBlock.labels(all, cpus());
+        int[] sizes = blocks.stream().mapToInt(BasicBlock::size).toArray();
+        List<Integer> trainIdx = IntStream.range(0, train.size()).boxed().toList();
+        List<Integer> validationIdx = IntStream.range(train.size(), all.size()).boxed().toList();
+        MultiTaskTrainer.Model<B> model = MultiTaskTrainer.Model.of(parameters().map(),
+                examples -> batch(examples.stream().map(prepared::get).toList(),
+                        priors == null ? null : Priors.rows(priors, examples)),
+                (batch, m) -> forward(batch, m).get(0));
+        MultiTaskTrainer<B> trainer = new MultiTaskTrainer<>(Djl.engine(), settings());
+        synchronized (this) {
+            return trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch, onBatch);
+        }
+    }
+
+    @Override
+    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        return predictAll(List.of(block), uarch).get(0);
+    }
+
+    @Override
+    public synchronized List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
+        checkSupported(uarch);
+        int head = cpus().indexOf(uarch);
+        int heads = cpus().size();
+        float[][] p = priorTable(blocks);
+        Prediction[] out = new Prediction[blocks.size()];
+        for (List<Integer> chunk : predictionBatches(blocks)) {
+            B batch = batch(chunk.stream().map(i -> prepare(blocks.get(i))).toList(),
+                    p == null ? null : Priors.rows(p, chunk));
+            unknownTokens.addAndGet(batch.unknownTokens());
+            try (NDManager m = manager().newSubManager()) {
+                NDList y = forward(batch, m);
+                float[] totals = y.get(0).toFloatArray();
+                float[] contributions = y.size() > 1 ? y.get(1).toFloatArray() : null;
+                int instruction = 0;
+                for (int k = 0; k < chunk.size(); k++) {
+                    int g = chunk.get(k);
+                    List<Double> parts = new ArrayList<>();
+                    for (int i = 0; contributions != null && i < blocks.get(g).size(); i++) {
+                        parts.add((double) contributions[(instruction++) * heads + head]);
+                    }
+                    // An untrained network can predict below zero (a sum of contributions, say); clamp.
+                    out[g] = new Prediction(Math.max(0, totals[k * heads + head]), parts, p == null ? 0 : p[g][head]);
+                }
+            }
+        }
+        return List.of(out);
+    }
+
+    /** The prior's cycles per iteration per block and head, or null without a prior. */
+    private float[][] priorTable(List<BasicBlock> blocks) {
+        return prior == null ? null : Priors.table(prior, blocks, cpus());
+    }
+}
