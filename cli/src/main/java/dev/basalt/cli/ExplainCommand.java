@@ -106,6 +106,7 @@ final class ExplainCommand implements Callable<Integer> {
         Microarchitecture uarch = mcpu;
         BasicBlock block = BasicBlock.fromHex(hex);
         ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
+        PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {
             estimator.checkSupported(uarch);
             return uarch;

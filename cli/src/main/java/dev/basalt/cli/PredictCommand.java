@@ -94,6 +94,11 @@ final class PredictCommand implements Callable<Integer> {
         return BadInputException.check("--model", () -> dev.basalt.core.Estimators.load(model));
     }
 
+    /** Prints what a user should know before trusting {@code estimator} (its prior changed, ...) to stderr. */
+    static void warn(PrintWriter err, String command, ThroughputEstimator estimator) {
+        estimator.warnings().forEach(w -> err.println(command + ": warning: " + estimator.name() + ": " + w));
+    }
+
     /**
      * The estimator for each CPU: the chosen model; without {@code --model}, the default model where it has a
      * head for the CPU and the simulator (with a note on {@code notes}) where it has not.
@@ -152,6 +157,7 @@ final class PredictCommand implements Callable<Integer> {
         List<Microarchitecture> cpus = List.copyOf(estimators.keySet());
         // A note goes to the output in text form; beside csv and json (which must stay parseable) to stderr.
         notes.forEach(format.equals("text") ? out::println : err::println);
+        estimators.values().stream().distinct().forEach(e -> warn(err, "basalt predict", e));
         List<BasicBlock> blocks = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         boolean failed = false;

@@ -43,15 +43,10 @@ class TrainCommandTest {
             assertEquals(300, p.detail("trainBlocks").orElseThrow());
             assertEquals(1, p.detail("epochs").orElseThrow());
             assertTrue(p.detail("testReport").orElseThrow().toString().startsWith("estimator,uarch"), p.toString());
-            Optional<String> simulator = Estimators.load("simulator").fingerprint();
-            if (simulator.isPresent()) {
-                assertEquals(new Provenance.Prior("simulator", simulator.get()), p.prior());
-                assertEquals(List.of(), m.warnings());
-            } else {
-                assertNull(p.prior());
-                assertEquals("simulator", p.detail("prior").orElseThrow());
-                assertTrue(m.warnings().get(0).contains("pinned by name only"), m.warnings().toString());
-            }
+            // The prior is pinned by the fingerprint of the simulator's tables for the model's CPUs.
+            String simulator = Estimators.load("simulator").fingerprint(m.cpus()).orElseThrow();
+            assertEquals(new Provenance.Prior("simulator", simulator), p.prior());
+            assertEquals(List.of(), m.warnings());
         }
     }
 

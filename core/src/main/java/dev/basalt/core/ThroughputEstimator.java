@@ -58,12 +58,18 @@ public interface ThroughputEstimator {
     }
 
     /**
-     * A SHA-256 (hex) of everything that determines this estimator's predictions (its tables, weights and
-     * options), so that an artifact resting on it, such as a learned model with this estimator as its prior, can
-     * tell when it changed. Empty (the default) when the estimator does not compute one.
+     * A SHA-256 (hex) of everything that determines this estimator's predictions on {@code cpus} (its tables,
+     * weights and options), so that an artifact resting on it, such as a learned model with this estimator as its
+     * prior, can tell when it changed — and is not disturbed when a CPU it does not use is added. Empty (the
+     * default) when the estimator does not compute one.
      */
-    default Optional<String> fingerprint() {
+    default Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
         return Optional.empty();
+    }
+
+    /** The {@linkplain #fingerprint(java.util.Collection) fingerprint} over every supported CPU. */
+    default Optional<String> fingerprint() {
+        return fingerprint(supported());
     }
 
     /**

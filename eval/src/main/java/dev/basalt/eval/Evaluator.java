@@ -132,7 +132,9 @@ public final class Evaluator {
         try {
             for (String m : config.models()) {
                 try {
-                    loaded.put(m, loader.apply(m));
+                    ThroughputEstimator e = loader.apply(m);
+                    loaded.put(m, e);
+                    e.warnings().forEach(w -> listener.message("warning: " + m + ": " + w));
                 } catch (EstimatorUnavailableException e) {
                     unavailable.put(m, "skipped: " + e.getMessage());
                 }

@@ -10,6 +10,10 @@ import dev.basalt.datasets.Metrics;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorEstimator;
+import dev.basalt.simulator.SimulatorParams;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -56,15 +60,31 @@ class BundledGraniteModelTest {
     }
 
     @Test
-    void bundledModelReadsItsOlderProvenanceAndSaysItsPriorIsPinnedByNameOnly() throws IOException {
+    void bundledModelPinsItsPriorAndNoticesWhenTheTablesChange() throws IOException {
         try (GraniteModel model = GraniteModel.bundled()) {
             dev.basalt.core.Provenance p = model.provenance().orElseThrow();
+            assertEquals("granite-model", p.kind());
             assertTrue(p.command().startsWith("basalt train granite "), p.command());
-            assertEquals(Dataset.bundled().fingerprint(), p.detail("datasetFingerprint").orElseThrow());
+            assertEquals(Dataset.bundled().fingerprint(), p.dataFingerprint());
+            assertEquals(42L, p.seed());
             assertEquals(40, p.detail("epochs").orElseThrow());
-            assertEquals(1, model.warnings().size(), model.warnings().toString());
-            assertTrue(model.warnings().get(0).startsWith("prior simulator is pinned by name only"),
-                    model.warnings().get(0));
+            // Trained on today's tuned tables: pinned by their fingerprint, and nothing to warn about.
+            assertEquals(Estimators.load("simulator").fingerprint(model.cpus()).orElseThrow(), p.prior().fingerprint());
+            assertEquals(List.of(), model.warnings());
+            // One latency changed in one CPU's table is a different prior.
+            java.util.Map<Microarchitecture, SimulatorParams> tables = new java.util.TreeMap<>();
+            model.cpus().forEach(m -> tables.put(m, SimulatorParams.standard(m)));
+            SimulatorParams hsw = tables.get(Microarchitecture.HASWELL);
+            java.util.Map<String, InstructionParams> forms = new java.util.TreeMap<>(hsw.forms());
+            InstructionParams add = forms.get("ADD r64, r64");
+            forms.put("ADD r64, r64", new InstructionParams(add.uops(), add.latency() + 1, add.readAdvance(),
+                    add.ports()));
+            tables.put(Microarchitecture.HASWELL, new SimulatorParams(hsw.mcpu(), hsw.dispatchWidth(), hsw.robSize(),
+                    hsw.schedulerSize(), hsw.loadLatency(), hsw.ports(), forms, hsw.mnemonics(), hsw.generic(),
+                    hsw.provenance()));
+            List<String> warnings = dev.basalt.training.Priors.check(p, "simulator",
+                    new SimulatorEstimator("simulator", tables, Simulator.Options.defaults()), model.cpus());
+            assertTrue(warnings.get(0).startsWith("prior simulator changed since training"), warnings.toString());
         }
     }
 }

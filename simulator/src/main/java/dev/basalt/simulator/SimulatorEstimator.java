@@ -61,6 +61,28 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         return simulators.isEmpty() ? Set.of() : new java.util.TreeSet<>(simulators.keySet());
     }
 
+    /**
+     * SHA-256 of the run options and, per CPU of {@code cpus} (in CPU order), the table's {@linkplain
+     * SimulatorParams#fingerprint() fingerprint}: what a learned model trained on this estimator as its prior
+     * pins, to notice when its CPUs' tables change. Empty when a CPU is not supported.
+     */
+    @Override
+    public java.util.Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
+        if (!simulators.keySet().containsAll(cpus)) {
+            return java.util.Optional.empty();
+        }
+        StringBuilder content = new StringBuilder(options.toString());
+        new java.util.TreeSet<>(cpus).forEach(m -> content.append('\n').append(m.llvmName()).append('=')
+                .append(simulators.get(m).params().fingerprint()));
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(content.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.Optional.of(java.util.HexFormat.of().formatHex(digest));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+
     /** What limits {@code block} on {@code uarch} in this simulator (see {@link Simulator#bottleneck}). */
     public Bottleneck bottleneck(BasicBlock block, Microarchitecture uarch) {
         checkSupported(uarch);

@@ -97,6 +97,26 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         }
     }
 
+    /**
+     * SHA-256 (hex) of everything in the table that the simulator reads — not its provenance — so two tables
+     * with the same fingerprint simulate alike whoever made them and when.
+     */
+    public String fingerprint() {
+        Map<String, Object> content = new TreeMap<>();
+        content.put("mcpu", mcpu);
+        content.put("machine", List.of(dispatchWidth, robSize, schedulerSize, loadLatency));
+        content.put("ports", ports);
+        content.put("forms", forms);
+        content.put("mnemonics", mnemonics);
+        content.put("generic", generic);
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(JSON.writeValueAsBytes(content));
+            return java.util.HexFormat.of().formatHex(digest);
+        } catch (java.security.NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot fingerprint the table for " + mcpu, e);
+        }
+    }
+
     /** Writes the table as JSON, atomically. */
     public void write(Path file) throws IOException {
         byte[] bytes = JSON.writeValueAsBytes(this);

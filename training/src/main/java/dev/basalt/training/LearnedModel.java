@@ -66,7 +66,7 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         super(format, config, vocabulary, cpus, provenance);
         this.priorName = priorName;
         this.prior = prior;
-        this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior);
+        this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior, cpus);
     }
 
     /** Prepares a block for batching (once per block and training run or prediction). */
@@ -127,7 +127,7 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
     @Override
     public Provenance newProvenance(String command) {
         Provenance p = Provenance.now(name() + "-model", command).withSeed(settings().seed());
-        return prior == null ? p : Priors.pin(p, priorName, prior);
+        return prior == null ? p : Priors.pin(p, priorName, prior, cpus());
     }
 
     /**

@@ -35,11 +35,12 @@ public final class Priors {
     }
 
     /**
-     * {@code provenance} with the prior a model rests on: by name and {@linkplain ThroughputEstimator#fingerprint()
-     * fingerprint}, or by name only (the detail {@code prior}) when the estimator computes no fingerprint.
+     * {@code provenance} with the prior a model rests on: by name and {@linkplain ThroughputEstimator#fingerprint(
+     * java.util.Collection) fingerprint} on the model's CPUs, or by name only (the detail {@code prior}) when the estimator computes no fingerprint.
      */
-    public static Provenance pin(Provenance provenance, String name, ThroughputEstimator prior) {
-        Optional<String> fingerprint = prior.fingerprint();
+    public static Provenance pin(Provenance provenance, String name, ThroughputEstimator prior,
+                                 List<Microarchitecture> cpus) {
+        Optional<String> fingerprint = prior.fingerprint(cpus);
         return fingerprint.isPresent() ? provenance.withPrior(new Provenance.Prior(name, fingerprint.get()))
                 : provenance.with("prior", name);
     }
@@ -50,9 +51,10 @@ public final class Priors {
      *
      * @return one message a reason; empty when the prior is pinned by a fingerprint that {@code prior} still has
      */
-    public static List<String> check(Provenance provenance, String name, ThroughputEstimator prior) {
+    public static List<String> check(Provenance provenance, String name, ThroughputEstimator prior,
+                                     List<Microarchitecture> cpus) {
         Provenance.Prior pinned = provenance.prior();
-        Optional<String> now = prior.fingerprint();
+        Optional<String> now = prior.fingerprint(cpus);
         if (pinned == null) {
             return List.of("prior " + name + " is pinned by name only (the model file records no fingerprint of it): "
                     + "it may have changed since training");

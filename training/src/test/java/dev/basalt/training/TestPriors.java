@@ -43,7 +43,7 @@ public final class TestPriors implements EstimatorProvider {
             }
 
             @Override
-            public Optional<String> fingerprint() {
+            public Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
                 return name.equals("fingerprinted") ? Optional.of(FINGERPRINT) : Optional.empty();
             }
         };
