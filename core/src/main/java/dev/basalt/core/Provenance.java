@@ -79,10 +79,12 @@ public record Provenance(String kind, String created, String basaltVersion, Stri
                 prior, details);
     }
 
-    /** The same provenance with a prior. */
+    /** The same provenance with a prior (which replaces a prior recorded by name only, as a detail). */
     public Provenance withPrior(Prior prior) {
+        Map<String, Object> d = new LinkedHashMap<>(details);
+        d.remove("prior");
         return new Provenance(kind, created, basaltVersion, gitCommit, command, jvm, dataFingerprint, split, seed,
-                prior, details);
+                prior, d);
     }
 
     /** The same provenance with one more detail (replacing one of the same key). */

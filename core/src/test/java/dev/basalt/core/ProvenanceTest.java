@@ -37,6 +37,9 @@ class ProvenanceTest {
         assertNull(p.prior());
         assertEquals("refined", p.detail("stage").orElseThrow());
         assertEquals("simulator", p.detail("prior").orElseThrow());
+        Provenance pinned = p.withPrior(new Provenance.Prior("simulator", "ab12"));
+        assertTrue(pinned.detail("prior").isEmpty(), "the typed prior replaces the name-only one");
+        assertEquals(pinned, JSON.readValue(JSON.writeValueAsString(pinned), Provenance.class));
     }
 
     @Test
