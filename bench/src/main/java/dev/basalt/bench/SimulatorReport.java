@@ -49,7 +49,7 @@ public final class SimulatorReport {
             for (BasicBlock b : blocks) {
                 for (Instruction i : b.instructions()) {
                     occurrences++;
-                    if (!sim.resolve(i.form()).source().equals("form")) {
+                    if (sim.resolve(i.form()).source() != Simulator.RowSource.FORM) {
                         fallback++;
                     }
                 }

@@ -21,10 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -179,7 +177,8 @@ final class TuneCommand implements Callable<Integer> {
         }
         Tuner.Stage first = report.stages().get(0);
         Tuner.Stage chosen = report.stages().stream()
-                .filter(st -> st.name().equals(report.tuned().provenance().get("stage"))).findFirst().orElseThrow();
+                .filter(st -> st.name().equals(report.tuned().provenance().detail("stage").orElse(null))).findFirst()
+                .orElseThrow();
         o.printf(Locale.ROOT, "written table: %s — test MAPE %.2f%% → %.2f%% (%.1f%% lower), Kendall tau %.4f → %.4f%n",
                 chosen.name(), 100 * first.testMape(), 100 * chosen.testMape(),
                 100 * (1 - chosen.testMape() / first.testMape()), first.testTau(), chosen.testTau());
@@ -189,18 +188,15 @@ final class TuneCommand implements Callable<Integer> {
                 c.form(), c.blocks(), row(c.before()), row(c.after())));
         o.println(report.outOfRange().isEmpty() ? "range check: every value is within its valid range"
                 : "range check FAILED: " + report.outOfRange());
-        Map<String, Object> provenance = new LinkedHashMap<>(report.tuned().provenance());
-        provenance.put("command", "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs()));
-        provenance.put("created", Instant.now().toString());
-        provenance.put("basalt", new VersionProvider().getVersion()[0]);
-        provenance.put("dataset", dataset.name());
-        provenance.put("datasetFingerprint", dataset.fingerprint());
-        provenance.put("split", "SHA-256 of hex, 80/10/10");
-        provenance.put("tuningMinutes", minutes);
-        provenance.put("changedRows", report.changes().size());
-        SimulatorParams t = report.tuned();
-        new SimulatorParams(t.mcpu(), t.dispatchWidth(), t.robSize(), t.schedulerSize(), t.loadLatency(), t.ports(),
-                t.forms(), t.mnemonics(), t.generic(), provenance).write(out);
+        dev.basalt.core.Provenance provenance = dev.basalt.core.Provenance.now("simulator-table",
+                        "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs()))
+                .withData(dataset.fingerprint(), "SHA-256 of hex, 80/10/10").withSeed(seed)
+                .with("dataset", dataset.name());
+        for (Map.Entry<String, Object> d : report.tuned().provenance().details().entrySet()) {
+            provenance = provenance.with(d.getKey(), d.getValue());
+        }
+        provenance = provenance.with("tuningMinutes", minutes).with("changedRows", report.changes().size());
+        report.tuned().withProvenance(provenance).write(out);
         o.printf(Locale.ROOT, "wrote %s (%.1f min: %s)%n", out, minutes, report.minutes().entrySet().stream()
                 .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
                 .reduce((a, b) -> a + ", " + b).orElse(""));

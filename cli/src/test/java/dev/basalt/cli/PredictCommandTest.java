@@ -78,6 +78,21 @@ class PredictCommandTest {
     }
 
     @Test
+    void simulateNamesFallbacksInWords(@TempDir Path dir) throws Exception {
+        // mov rsi, rbx; xor eax, eax on a table without MOV forms (MOV falls back to its mnemonic) and without XOR.
+        SimulatorParams hsw = SimulatorParams.bundled(Microarchitecture.HASWELL);
+        java.util.Map<String, dev.basalt.simulator.InstructionParams> forms = new java.util.TreeMap<>(hsw.forms());
+        forms.keySet().removeIf(f -> f.startsWith("MOV ") || f.startsWith("XOR "));
+        java.util.Map<String, dev.basalt.simulator.InstructionParams> mnemonics = new java.util.TreeMap<>(hsw.mnemonics());
+        mnemonics.remove("XOR");
+        Path table = dir.resolve("table.json");
+        hsw.toBuilder().forms(forms).mnemonics(mnemonics).build().write(table);
+        CliRun r = CliRun.of("simulate", "--params", table.toString(), "4889de31c0");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("\n  fallbacks: {MOV r64, r64=mnemonic, XOR r32, r32=generic}\n"), r.out());
+    }
+
+    @Test
     void graniteIsTheDefaultAndExplainsInCyclesThatAddUp() throws Exception {
         // mov rsi, rbx; mov rdx, rax; mov rdi, r15 (the README's block), and a load + add + store.
         CliRun r = CliRun.of("predict", "--format", "json", "--explain", "--mcpu", "hsw", "4889de4889c24c89ff",

@@ -29,7 +29,10 @@ class TuneCommandTest {
         assertTrue(r.out().contains("range check: every value is within its valid range"), r.out());
         SimulatorParams t = SimulatorParams.read(out);
         assertEquals("haswell", t.mcpu());
-        assertTrue(t.provenance().get("command").toString().startsWith("basalt tune --mcpu haswell"));
+        assertTrue(t.provenance().command().startsWith("basalt tune --mcpu haswell"));
+        assertEquals("simulator-table", t.provenance().kind());
+        assertEquals(dev.basalt.datasets.Dataset.bundled().fingerprint(), t.provenance().dataFingerprint());
+        assertTrue(t.provenance().detail("stage").isPresent(), t.provenance().toString());
         // The resumable sample files stay in --work; nothing else is left beside the table.
         assertTrue(Files.exists(dir.resolve("work/samples-haswell-seed1.jsonl")));
         try (var files = Files.list(dir)) {

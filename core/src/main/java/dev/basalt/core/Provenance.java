@@ -106,9 +106,12 @@ public record Provenance(String kind, String created, String basaltVersion, Stri
         return details;
     }
 
-    /** Reads the typed fields and keeps every other field as a detail (the JSON creator). */
+    /**
+     * A provenance from fields as they are written in JSON: the typed ones by their names, every other field a
+     * detail (so an older untyped map reads as far as it goes). Also the JSON creator.
+     */
     @com.fasterxml.jackson.annotation.JsonCreator(mode = com.fasterxml.jackson.annotation.JsonCreator.Mode.DELEGATING)
-    static Provenance fromJson(Map<String, Object> fields) {
+    public static Provenance of(Map<String, Object> fields) {
         Map<String, Object> rest = new LinkedHashMap<>(fields);
         Object prior = rest.remove("prior");
         Object seed = rest.remove("seed");

@@ -170,13 +170,12 @@ public final class ParameterLearner {
                     rows.put(form, row);
                 }
             }
-            Map<String, Object> provenance = new LinkedHashMap<>(init.provenance());
-            provenance.put("learned", "surrogate gradient steps from the table above");
-            SimulatorParams out = new SimulatorParams(init.mcpu(),
-                    ParameterLayout.clamp(g[0], ParameterLayout.MIN_DISPATCH, ParameterLayout.MAX_DISPATCH),
-                    ParameterLayout.clamp(g[1], ParameterLayout.MIN_ROB, ParameterLayout.MAX_ROB),
-                    init.schedulerSize(), init.loadLatency(), init.ports(), rows, init.mnemonics(), init.generic(),
-                    provenance);
+            dev.basalt.core.Provenance provenance = init.provenance().with("learned",
+                    "surrogate gradient steps from the table above");
+            SimulatorParams out = init.toBuilder()
+                    .dispatchWidth(ParameterLayout.clamp(g[0], ParameterLayout.MIN_DISPATCH, ParameterLayout.MAX_DISPATCH))
+                    .robSize(ParameterLayout.clamp(g[1], ParameterLayout.MIN_ROB, ParameterLayout.MAX_ROB))
+                    .forms(rows).provenance(provenance).build();
             return new Result(out, epochs);
         }
     }

@@ -3,7 +3,6 @@ package dev.basalt.difftune;
 import dev.basalt.simulator.InstructionParams;
 import dev.basalt.simulator.SimulatorParams;
 import dev.basalt.simulator.Simulator;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +67,7 @@ public final class ParameterSampler {
         SimulatorParams only = sampleOnly(forms, seed);
         Map<String, InstructionParams> rows = new LinkedHashMap<>(defaults.forms());
         rows.putAll(only.forms());
-        return new SimulatorParams(only.mcpu(), only.dispatchWidth(), only.robSize(), only.schedulerSize(),
-                only.loadLatency(), only.ports(), rows, only.mnemonics(), only.generic(), only.provenance());
+        return only.withForms(rows);
     }
 
     /**
@@ -84,9 +82,8 @@ public final class ParameterSampler {
         }
         int dispatch = rnd.nextDouble() < KEEP_DEFAULT ? defaults.dispatchWidth() : 1 + rnd.nextInt(10);
         int rob = rnd.nextDouble() < KEEP_DEFAULT ? defaults.robSize() : 50 + rnd.nextInt(201);
-        Map<String, Object> provenance = new LinkedHashMap<>();
-        provenance.put("sampled", "ParameterSampler seed " + seed);
-        return new SimulatorParams(defaults.mcpu(), dispatch, rob, defaults.schedulerSize(), defaults.loadLatency(),
-                new ArrayList<>(defaults.ports()), rows, defaults.mnemonics(), defaults.generic(), provenance);
+        return defaults.toBuilder().dispatchWidth(dispatch).robSize(rob).forms(rows)
+                .provenance(dev.basalt.core.Provenance.of(Map.of("sampled", "ParameterSampler seed " + seed)))
+                .build();
     }
 }

@@ -163,7 +163,7 @@ public final class SimulatorRefiner {
                 double[][] results = candidates.parallelStream().map(c -> {
                     Map<String, InstructionParams> r = new LinkedHashMap<>(baseRows);
                     r.putAll(c);
-                    Simulator sim = new Simulator(withForms(base, r));
+                    Simulator sim = new Simulator(base.withForms(r));
                     return blocks.stream().mapToDouble(b -> sim.run(b, options).cyclesPerIteration()).toArray();
                 }).toArray(double[][]::new);
                 int pick = -1;
@@ -180,14 +180,14 @@ public final class SimulatorRefiner {
                 }
                 if (pick >= 0) {
                     rows.putAll(candidates.get(pick));
-                    current = withForms(current, rows);
+                    current = current.withForms(rows);
                     for (int k = 0; k < used.size(); k++) {
                         predicted[used.get(k)] = results[pick][k];
                     }
                     changed++;
                 }
             }
-            current = withForms(current, rows);
+            current = current.withForms(rows);
             double trainMape = Metrics.mape(predicted, trainMeasured);
             double validationMape = Metrics.mape(simulate(current, validation, options), validationMeasured);
             onPass.accept(new Pass(pass, trainMape, validationMape, changed));
@@ -296,10 +296,5 @@ public final class SimulatorRefiner {
         out.add(defaultRow);
         out.remove(row);
         return new ArrayList<>(out);
-    }
-
-    static SimulatorParams withForms(SimulatorParams t, Map<String, InstructionParams> forms) {
-        return new SimulatorParams(t.mcpu(), t.dispatchWidth(), t.robSize(), t.schedulerSize(), t.loadLatency(),
-                t.ports(), forms, t.mnemonics(), t.generic(), t.provenance());
     }
 }

@@ -207,7 +207,7 @@ public final class Tuner {
         Stage best = stages.stream().min(Comparator.comparingDouble(Stage::validationMape)).orElseThrow();
         SimulatorParams chosen = tables.get(best.name());
         Map<String, Object> provenance = new LinkedHashMap<>();
-        provenance.put("tunedFrom", initial.provenance().getOrDefault("source", "llvm-mca defaults"));
+        provenance.put("tunedFrom", initial.provenance().detail("source").orElse("llvm-mca defaults"));
         provenance.put("stage", best.name());
         provenance.put("surrogateFidelityMape", fidelity);
         provenance.put("skippedBatches", skippedBatches[0]);
@@ -218,9 +218,9 @@ public final class Tuner {
                     "train MAPE %.4f, validation MAPE %.4f, test MAPE %.4f, test tau %.4f", s.trainMape(),
                     s.validationMape(), s.testMape(), s.testTau()));
         }
-        SimulatorParams tuned = new SimulatorParams(chosen.mcpu(), chosen.dispatchWidth(), chosen.robSize(),
-                chosen.schedulerSize(), chosen.loadLatency(), chosen.ports(), chosen.forms(), chosen.mnemonics(),
-                chosen.generic(), provenance);
+        // The caller (basalt tune) adds the command, the data and the seed; the tuner says what it did.
+        SimulatorParams tuned = chosen.withProvenance(dev.basalt.core.Provenance.of(provenance)
+                .withSeed(config.seed()));
         return new Report(uarch, tuned, fidelity, fidelityTau, stages, changes(initial, tuned, trainBlocks),
                 ParameterLayout.outOfRange(tuned), minutes);
     }

@@ -51,8 +51,8 @@ class ParameterLayoutTest {
         SimulatorParams hsw = SimulatorParams.bundled(Microarchitecture.HASWELL);
         Map<String, InstructionParams> forms = new LinkedHashMap<>(hsw.forms());
         forms.put("ADD r64, r64", new InstructionParams(1, 500, 0, Map.of("0156", 1, "9", 1)));
-        List<String> bad = ParameterLayout.outOfRange(new SimulatorParams(hsw.mcpu(), 11, hsw.robSize(),
-                hsw.schedulerSize(), hsw.loadLatency(), hsw.ports(), forms, hsw.mnemonics(), hsw.generic(), null));
+        List<String> bad = ParameterLayout.outOfRange(hsw.toBuilder().dispatchWidth(11).forms(forms).provenance(null)
+                .build());
         assertEquals(List.of("dispatchWidth 11", "ADD r64, r64: latency 500", "ADD r64, r64: unknown port group 9"), bad);
     }
 

@@ -37,7 +37,7 @@ class SimulatorRefinerTest {
         InstructionParams lea = forms.get("LEA r64, m");
         forms.put("MOV r64, m64", new InstructionParams(load.uops(), load.latency() + 2, load.readAdvance(), load.ports()));
         forms.put("LEA r64, m", new InstructionParams(lea.uops() + 1, lea.latency(), lea.readAdvance(), lea.ports()));
-        SimulatorParams truth = SimulatorRefiner.withForms(HSW, forms);
+        SimulatorParams truth = HSW.withForms(forms);
         Simulator.Options options = Simulator.Options.defaults();
         List<BasicBlock> train = all.subList(0, 400);
         List<BasicBlock> validation = all.subList(400, 600);

@@ -48,9 +48,8 @@ class SurrogateDataTest {
                 assertTrue(r.latency() <= Math.max(5, d.latency()) && r.readAdvance() <= Math.max(5, d.readAdvance()));
             }
             // The recorded cycles are the simulator's with the recorded rows.
-            SimulatorParams table = new SimulatorParams(HSW.mcpu(), s.dispatchWidth(), s.robSize(),
-                    HSW.schedulerSize(), HSW.loadLatency(), HSW.ports(), merged(s), HSW.mnemonics(), HSW.generic(),
-                    null);
+            SimulatorParams table = HSW.toBuilder().dispatchWidth(s.dispatchWidth()).robSize(s.robSize())
+                    .forms(merged(s)).provenance(null).build();
             assertEquals(new Simulator(table).run(BasicBlock.fromHex(s.hex()), Simulator.Options.defaults())
                     .cyclesPerIteration(), s.cycles(), 1e-12);
         }

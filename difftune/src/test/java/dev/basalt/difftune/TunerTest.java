@@ -49,7 +49,7 @@ class TunerTest {
         assertEquals(r.stages().get(1).validationMape() < r.stages().get(0).validationMape(),
                 names.contains("refined from surrogate-learned"), names.toString());
         Tuner.Stage defaults = r.stages().get(0);
-        Tuner.Stage chosen = r.stages().stream().filter(s -> s.name().equals(r.tuned().provenance().get("stage")))
+        Tuner.Stage chosen = r.stages().stream().filter(s -> s.name().equals(r.tuned().provenance().detail("stage").orElse(null)))
                 .findFirst().orElseThrow();
         assertTrue(chosen.validationMape() < defaults.validationMape(),
                 "tuned " + chosen + " vs defaults " + defaults + "\n" + String.join("\n", log));

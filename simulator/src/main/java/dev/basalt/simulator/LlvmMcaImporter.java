@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.core.CpuDescriptor;
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
@@ -12,11 +13,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -122,14 +121,12 @@ public final class LlvmMcaImporter {
         Map<String, InstructionParams> mnemonics = new TreeMap<>();
         byMnemonic.forEach((k, v) -> mnemonics.put(k, mostFrequent(v)));
         CpuDescriptor machine = uarch.descriptor();
-        Map<String, Object> provenance = new LinkedHashMap<>();
-        provenance.put("source", "llvm-mca-14 --instruction-tables (" + llvmMca + "), disassembly by " + llvmMc);
-        provenance.put("command", command);
-        provenance.put("created", Instant.now().toString());
-        provenance.put("blocks", blocks.size());
-        provenance.put("blocksImported", imported);
-        provenance.put("instructionOccurrences", occurrences);
-        provenance.put("machine", "dispatch width, ROB and scheduler sizes of llvm-mca 14's " + uarch
+        Provenance provenance = Provenance.now("simulator-table", command)
+                .with("source", "llvm-mca-14 --instruction-tables (" + llvmMca + "), disassembly by " + llvmMc)
+                .with("blocks", blocks.size())
+                .with("blocksImported", imported)
+                .with("instructionOccurrences", occurrences)
+                .with("machine", "dispatch width, ROB and scheduler sizes of llvm-mca 14's " + uarch
                 + " model (its CPU descriptor); read-advance " + machine.loadLatency()
                 + " on the register sources of load-op forms");
         SimulatorParams params = new SimulatorParams(uarch.llvmName(), machine.dispatchWidth(), machine.robSize(),

@@ -18,14 +18,19 @@ import java.util.Objects;
  * A cycle-level, llvm-mca-style out-of-order core: the block repeated {@code iterations} times goes through
  * dispatch → wait for operands → issue to ports → execute → retire in order.
  *
- * <p>Each cycle, in this order: (1) retire, in program order, every finished instruction at the head of the
- * reorder buffer; (2) issue, oldest first, every dispatched instruction whose sources are ready (each
- * producer finished, less the consumer's read-advance) and whose port demands can all be met this cycle —
- * a port-group micro-op takes a free member port for one cycle (the least used one, then the lowest), a
- * divider stays busy for its cycles; the instruction finishes {@code latency} cycles after issue;
- * (3) dispatch, in program order, up to {@code dispatchWidth} micro-ops while the reorder buffer and the
- * scheduler have room (an instruction wider than the dispatch width takes several cycles). Zero idioms use
- * no port and finish at dispatch. Throughput = cycles until the last instruction retires / iterations.
+ * <p>{@link #run} runs named stages over one state object, a {@code Run}. Its constructor is the setup: each
+ * instruction's row (its form's, else its mnemonic's, else the generic one; every fallback is reported), its
+ * sources and its port demands. Then each cycle, in this order: (1) {@code retire}, in program order, every
+ * finished instruction at the head of the reorder buffer; (2) {@code issue}, oldest first, every dispatched
+ * instruction whose sources are ready (each producer finished, less the consumer's read-advance) and whose port
+ * demands can all be met this cycle — a port-group micro-op takes a free member port for one cycle (the least
+ * used one, then the lowest), a divider stays busy for its cycles; the instruction finishes {@code latency}
+ * cycles after issue; (3) {@code dispatch}, in program order, up to {@code dispatchWidth} micro-ops while the
+ * reorder buffer and the scheduler have room (an instruction wider than the dispatch width takes several
+ * cycles); then {@code tick} ends the cycle (and fails on a run far longer than any block takes). Zero idioms
+ * use no port and finish at dispatch. Once whole iterations retire at periodic cycles, {@code retire} stops
+ * the loop and extrapolates the rest ({@code steadyState}). {@code result} gives the statistics: throughput =
+ * cycles until the last instruction retires / iterations, port pressure and waiting per iteration.
  *
  * <p>Sources come from the block's {@link dev.basalt.decoder.DependencyGraph} RAW edges (registers and flags,
  * and, when enabled, memory under the same-expression policy), loop-carried ones linking iteration
@@ -35,6 +40,9 @@ import java.util.Objects;
  * <p>Deterministic; thread-safe (a run allocates its own state).
  */
 public final class Simulator {
+
+    /** The port demands of a zero idiom: none. */
+    private static final int[] NO_DEMAND = new int[0];
 
     private final SimulatorParams params;
     private final int portCount;
@@ -101,29 +109,45 @@ public final class Simulator {
      * @param totalCycles        cycles until the last instruction retired
      * @param portCycles         busy cycles per port (same order as {@link SimulatorParams#ports()}) per iteration
      * @param waitCycles         per instruction of the block: average cycles from dispatch to issue
-     * @param fallbacks          instruction forms that had no row of their own, with the row used
-     *                           ("mnemonic" or "generic")
+     * @param fallbacks          instruction forms that had no row of their own, with where the row used came
+     *                           from ({@link RowSource#MNEMONIC} or {@link RowSource#GENERIC})
      * @param timeline           dispatch, issue, done and retire cycles of the first instances (for display)
      */
     public record Result(double cyclesPerIteration, long totalCycles, double[] portCycles, double[] waitCycles,
-                         Map<String, String> fallbacks, List<int[]> timeline) {
+                         Map<String, RowSource> fallbacks, List<int[]> timeline) {
     }
 
-    /** The parameters a form resolves to, and from where ("form", "mnemonic" or "generic"). */
-    public record Resolved(InstructionParams row, String source) {
+    /** Where the row an instruction form resolves to comes from. */
+    public enum RowSource {
+        /** The form's own row in {@link SimulatorParams#forms()}. */
+        FORM,
+        /** The row of the form's mnemonic in {@link SimulatorParams#mnemonics()}: the form has no row. */
+        MNEMONIC,
+        /** {@link SimulatorParams#generic()}: neither the form nor its mnemonic has a row. */
+        GENERIC;
+
+        /** The lower-case word, {@code form}, {@code mnemonic} or {@code generic}, as {@code basalt simulate} prints it. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** The parameters a form resolves to, and where they come from. */
+    public record Resolved(InstructionParams row, RowSource source) {
     }
 
     /** Looks up an instruction form with the per-mnemonic and generic fallbacks. */
     public Resolved resolve(String form) {
         InstructionParams p = forms.get(form);
         if (p != null) {
-            return new Resolved(p, "form");
+            return new Resolved(p, RowSource.FORM);
         }
         p = mnemonics.get(mnemonicOf(form));
         if (p != null) {
-            return new Resolved(p, "mnemonic");
+            return new Resolved(p, RowSource.MNEMONIC);
         }
-        return new Resolved(params.generic(), "generic");
+        return new Resolved(params.generic(), RowSource.GENERIC);
     }
 
     /** The mnemonic of a form key, without prefixes: {@code LOCK CMPXCHG m64, r64} → {@code CMPXCHG}. */
@@ -180,139 +204,19 @@ public final class Simulator {
         return new Bottleneck(kind, r.cyclesPerIteration(), dispatch, port, busiest, Math.max(0, chain), onChain);
     }
 
-    /** Simulates {@code block}. */
+    /** Simulates {@code block}: the cycle loop of the class description, one {@link Run} per call. */
     public Result run(BasicBlock block, Options options) {
-        int n = block.size();
-        int total = n * options.iterations();
-        // Per instruction of the block: parameters, port demands, producers.
-        InstructionParams[] rows = new InstructionParams[n];
-        Map<String, String> fallbacks = new LinkedHashMap<>();
-        boolean[] zeroIdiom = new boolean[n];
-        boolean[] stackOp = stackOps(block);
-        for (int i = 0; i < n; i++) {
-            Instruction insn = block.instruction(i);
-            Resolved r = resolve(insn.form());
-            rows[i] = r.row();
-            if (!r.source().equals("form")) {
-                fallbacks.put(insn.form(), r.source());
-            }
-            zeroIdiom[i] = insn.idiom() == Idiom.ZERO;
-        }
-        Sources src = sources(block, options, stackOp);
-        int[] prodCount = src.start();
-        int[] prod = src.producers();
-        int[][] demands = new int[n][];
-        for (int i = 0; i < n; i++) {
-            int[] known = this.demands.get(rows[i]);
-            demands[i] = zeroIdiom[i] ? new int[0] : known; // every resolvable row was precomputed
-        }
-        long[] dispatched = new long[total];
-        long[] issued = new long[total];
-        long[] done = new long[total];
-        Arrays.fill(issued, -1);
-        Arrays.fill(done, Long.MAX_VALUE);
-        long[] portFree = new long[portCount];
-        long[] portUse = new long[portCount];
-        long[] portBusy = new long[portCount];
-        long[] taken = new long[portCount];
-        int width = params.dispatchWidth();
-        int[] scheduler = new int[Math.max(1, params.schedulerSize()) + total];
-        int schedCount = 0;
-        int schedUops = 0;
-        int robUops = 0;
-        int nextDispatch = 0;
-        int nextRetire = 0;
-        int dispatchedUopsOfCurrent = 0;
-        long now = 0;
-        List<int[]> timeline = new ArrayList<>();
-        long guard = 0;
-        long[] iterationRetired = new long[options.iterations()];
-        long finalCycles = -1;
-        int simulatedIterations = options.iterations();
-        while (nextRetire < total) {
-            // (1) retire
-            while (nextRetire < total && done[nextRetire] <= now && nextRetire < nextDispatch) {
-                robUops -= Math.max(1, rows[nextRetire % n].uops());
-                if (timeline.size() < Math.min(total, 64)) {
-                    timeline.add(new int[] {nextRetire, (int) dispatched[nextRetire], (int) issued[nextRetire],
-                            (int) done[nextRetire], (int) now});
-                }
-                nextRetire++;
-                if (nextRetire % n == 0) {
-                    int k = nextRetire / n - 1;
-                    iterationRetired[k] = now;
-                    long projected = steadyState(iterationRetired, k, options.iterations());
-                    if (projected >= 0) {
-                        finalCycles = projected + 1;
-                        simulatedIterations = k + 1;
-                        break;
-                    }
-                }
-            }
-            if (finalCycles >= 0) {
+        Run run = new Run(block, options);
+        while (run.running()) {
+            run.retire();
+            if (run.extrapolated()) {
                 break;
             }
-            // (2) issue, oldest first
-            int keep = 0;
-            for (int s = 0; s < schedCount; s++) {
-                int j = scheduler[s];
-                int i = j % n;
-                if (dispatched[j] < now && ready(j, i, n, prodCount, prod, rows[i].readAdvance(), done, now)
-                        && reserve(demands[i], portFree, portUse, portBusy, now, taken)) {
-                    issued[j] = now;
-                    done[j] = now + rows[i].latency();
-                    schedUops -= Math.max(1, rows[i].uops());
-                } else {
-                    scheduler[keep++] = j;
-                }
-            }
-            schedCount = keep;
-            // (3) dispatch, in order
-            int slots = width;
-            while (nextDispatch < total && slots > 0) {
-                int i = nextDispatch % n;
-                int uops = Math.max(1, rows[i].uops());
-                int remaining = uops - dispatchedUopsOfCurrent;
-                // An instruction with more micro-ops than the buffer holds still goes into an empty one.
-                if (dispatchedUopsOfCurrent == 0 && ((robUops > 0 && robUops + uops > params.robSize())
-                        || (!zeroIdiom[i] && schedUops > 0 && schedUops + uops > params.schedulerSize()))) {
-                    break;
-                }
-                int take = Math.min(slots, remaining);
-                slots -= take;
-                dispatchedUopsOfCurrent += take;
-                if (dispatchedUopsOfCurrent < uops) {
-                    break; // the rest of this instruction's micro-ops go next cycle
-                }
-                dispatchedUopsOfCurrent = 0;
-                dispatched[nextDispatch] = now;
-                robUops += uops;
-                if (zeroIdiom[i]) {
-                    issued[nextDispatch] = now;
-                    done[nextDispatch] = now;
-                } else {
-                    scheduler[schedCount++] = nextDispatch;
-                    schedUops += uops;
-                }
-                nextDispatch++;
-            }
-            now++;
-            if (++guard > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
-                throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
-            }
+            run.issue();
+            run.dispatch();
+            run.tick();
         }
-        long totalCycles = finalCycles >= 0 ? finalCycles : now;
-        double iterations = simulatedIterations; // statistics are per simulated iteration
-        double[] portCycles = new double[portCount];
-        for (int p = 0; p < portCount; p++) {
-            portCycles[p] = portBusy[p] / iterations;
-        }
-        double[] wait = new double[n];
-        for (int j = 0; j < simulatedIterations * n; j++) {
-            wait[j % n] += (issued[j] - dispatched[j]) / iterations;
-        }
-        return new Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
-                timeline);
+        return run.result();
     }
 
     /**
@@ -398,6 +302,7 @@ public final class Simulator {
         return -1;
     }
 
+    /** Whether every producer of instance {@code j} (instruction {@code i}) has finished, less the read-advance. */
     private static boolean ready(int j, int i, int n, int[] start, int[] prod, int readAdvance, long[] done,
                                  long now) {
         int iteration = j / n;
@@ -501,5 +406,223 @@ public final class Simulator {
             }
         }
         return true;
+    }
+
+    /**
+     * One run's state, with the stages of the cycle loop as its methods (see the class description). A new
+     * stage is a new method, called from {@link Simulator#run}, and the fields it keeps.
+     */
+    private final class Run {
+
+        private final BasicBlock block;
+        private final Options options;
+        private final int n;
+        private final int total;
+        // Setup, per instruction of the block: its row's micro-ops (at least 1), latency and read-advance, zero
+        // idiom or not, port demands, and producers (as in Sources: start[i] .. start[i + 1] index pairs in
+        // producers).
+        private final int[] uops;
+        private final int[] latency;
+        private final int[] readAdvance;
+        private final boolean[] zeroIdiom;
+        private final int[][] portDemand;
+        private final int[] start;
+        private final int[] producers;
+        private final Map<String, RowSource> fallbacks = new LinkedHashMap<>();
+        // Per instance j (instruction j % n of iteration j / n): cycles of dispatch, issue and done (-1 and
+        // Long.MAX_VALUE until then).
+        private final long[] dispatched;
+        private final long[] issued;
+        private final long[] done;
+        // Ports: busy until, micro-ops taken (to pick the least used), busy cycles (statistics), and the
+        // micro-ops the instruction being issued takes on each.
+        private final long[] portFree = new long[portCount];
+        private final long[] portUse = new long[portCount];
+        private final long[] portBusy = new long[portCount];
+        private final long[] taken = new long[portCount];
+        // Dispatch: the scheduler's instances (oldest first), micro-ops in scheduler and reorder buffer.
+        private final int[] scheduler;
+        private int schedCount;
+        private int schedUops;
+        private int robUops;
+        private int nextDispatch;
+        private int dispatchedUopsOfCurrent;
+        // Retire: each iteration's retire cycle (for the steady state), the timeline of the first instances.
+        private int nextRetire;
+        private final long[] iterationRetired;
+        private final List<int[]> timeline = new ArrayList<>();
+        private final int timelineSize;
+        private long finalCycles = -1;
+        private int simulatedIterations;
+        private long now;
+
+        /** Setup: resolves each instruction's row, its sources under {@code options} and its port demands. */
+        Run(BasicBlock block, Options options) {
+            this.block = block;
+            this.options = options;
+            this.n = block.size();
+            this.total = n * options.iterations();
+            this.uops = new int[n];
+            this.latency = new int[n];
+            this.readAdvance = new int[n];
+            this.zeroIdiom = new boolean[n];
+            this.portDemand = new int[n][];
+            for (int i = 0; i < n; i++) {
+                Instruction insn = block.instruction(i);
+                Resolved r = resolve(insn.form());
+                if (r.source() != RowSource.FORM) {
+                    fallbacks.put(insn.form(), r.source());
+                }
+                uops[i] = Math.max(1, r.row().uops());
+                latency[i] = r.row().latency();
+                readAdvance[i] = r.row().readAdvance();
+                zeroIdiom[i] = insn.idiom() == Idiom.ZERO;
+                portDemand[i] = zeroIdiom[i] ? NO_DEMAND : demands.get(r.row()); // every row was precomputed
+            }
+            Sources src = sources(block, options, stackOps(block));
+            this.start = src.start();
+            this.producers = src.producers();
+            this.dispatched = new long[total];
+            this.issued = new long[total];
+            this.done = new long[total];
+            Arrays.fill(issued, -1);
+            Arrays.fill(done, Long.MAX_VALUE);
+            this.scheduler = new int[Math.max(1, params.schedulerSize()) + total];
+            this.iterationRetired = new long[options.iterations()];
+            this.timelineSize = Math.min(total, 64);
+            this.simulatedIterations = options.iterations();
+        }
+
+        /** Whether an instance is still to retire. */
+        boolean running() {
+            return nextRetire < total;
+        }
+
+        /** Whether the steady state was reached and the rest of the run extrapolated. */
+        boolean extrapolated() {
+            return finalCycles >= 0;
+        }
+
+        /**
+         * (1) Retires, in program order, every finished instance at the head of the reorder buffer; stops at
+         * the end of an iteration from which the steady state extrapolates the run.
+         */
+        void retire() {
+            while (nextRetire < total && done[nextRetire] <= now && nextRetire < nextDispatch) {
+                robUops -= uops[nextRetire % n];
+                if (timeline.size() < timelineSize) {
+                    timeline.add(new int[] {nextRetire, (int) dispatched[nextRetire], (int) issued[nextRetire],
+                            (int) done[nextRetire], (int) now});
+                }
+                nextRetire++;
+                if (nextRetire % n == 0 && iterationRetired(nextRetire / n - 1)) {
+                    return;
+                }
+            }
+        }
+
+        /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
+        private boolean iterationRetired(int k) {
+            iterationRetired[k] = now;
+            long projected = steadyState(iterationRetired, k, options.iterations());
+            if (projected < 0) {
+                return false;
+            }
+            finalCycles = projected + 1;
+            simulatedIterations = k + 1;
+            return true;
+        }
+
+        /** (2) Issues, oldest first, every instance dispatched before this cycle whose sources and ports are ready. */
+        void issue() {
+            // The simulator's hottest loop: what it reads on every entry in locals, and ready and reserve given
+            // arrays, not fields, keep it as fast as when the cycle loop was one method (some 15% faster).
+            int[] scheduler = this.scheduler;
+            long[] dispatched = this.dispatched;
+            long[] done = this.done;
+            long now = this.now;
+            int n = this.n;
+            int count = schedCount;
+            int keep = 0;
+            for (int s = 0; s < count; s++) {
+                int j = scheduler[s];
+                int i = j % n;
+                if (dispatched[j] < now && ready(j, i, n, start, producers, readAdvance[i], done, now)
+                        && reserve(portDemand[i], portFree, portUse, portBusy, now, taken)) {
+                    issued[j] = now;
+                    done[j] = now + latency[i];
+                    schedUops -= uops[i];
+                } else {
+                    scheduler[keep++] = j;
+                }
+            }
+            schedCount = keep;
+        }
+
+        /**
+         * (3) Dispatches, in program order, up to the dispatch width of micro-ops while the reorder buffer and
+         * the scheduler have room; an instruction wider than what is left continues next cycle.
+         */
+        void dispatch() {
+            int slots = params.dispatchWidth();
+            while (nextDispatch < total && slots > 0) {
+                int i = nextDispatch % n;
+                if (dispatchedUopsOfCurrent == 0 && !fits(i)) {
+                    break;
+                }
+                int take = Math.min(slots, uops[i] - dispatchedUopsOfCurrent);
+                slots -= take;
+                dispatchedUopsOfCurrent += take;
+                if (dispatchedUopsOfCurrent < uops[i]) {
+                    break; // the rest of this instruction's micro-ops go next cycle
+                }
+                dispatchedUopsOfCurrent = 0;
+                enter(nextDispatch++, i);
+            }
+        }
+
+        /** Whether instruction {@code i} fits; one with more micro-ops than a buffer holds goes into an empty one. */
+        private boolean fits(int i) {
+            boolean robFull = robUops > 0 && robUops + uops[i] > params.robSize();
+            boolean schedulerFull = !zeroIdiom[i] && schedUops > 0 && schedUops + uops[i] > params.schedulerSize();
+            return !robFull && !schedulerFull;
+        }
+
+        /** Puts dispatched instance {@code j} into the reorder buffer, and into the scheduler unless it is a zero idiom. */
+        private void enter(int j, int i) {
+            dispatched[j] = now;
+            robUops += uops[i];
+            if (zeroIdiom[i]) {
+                issued[j] = now;
+                done[j] = now;
+            } else {
+                scheduler[schedCount++] = j;
+                schedUops += uops[i];
+            }
+        }
+
+        /** Ends the cycle. */
+        void tick() {
+            now++;
+            if (now > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
+                throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
+            }
+        }
+
+        /** The statistics, per simulated iteration (all of them, or those up to the steady state). */
+        Result result() {
+            long totalCycles = finalCycles >= 0 ? finalCycles : now;
+            double iterations = simulatedIterations;
+            double[] portCycles = new double[portCount];
+            for (int p = 0; p < portCount; p++) {
+                portCycles[p] = portBusy[p] / iterations;
+            }
+            double[] wait = new double[n];
+            for (int j = 0; j < simulatedIterations * n; j++) {
+                wait[j % n] += (issued[j] - dispatched[j]) / iterations;
+            }
+            return new Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
+                    timeline);
+        }
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.basalt.core.AtomicFiles;
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,12 +27,13 @@ import java.util.TreeMap;
  * @param forms         parameters per instruction form ({@code ADD r64, m64})
  * @param mnemonics     fallback per mnemonic ({@code ADD}), for forms not in {@code forms}
  * @param generic       fallback for anything else
- * @param provenance    how the table was made (command, source, date, counts)
+ * @param provenance    how the table was made (typed: command, version, data, seed; details: source, stage,
+ *                      counts); an older file's untyped map reads as details
  */
 public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
                               List<String> ports, Map<String, InstructionParams> forms,
                               Map<String, InstructionParams> mnemonics, InstructionParams generic,
-                              Map<String, Object> provenance) {
+                              Provenance provenance) {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
@@ -46,7 +48,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         forms = java.util.Collections.unmodifiableMap(new TreeMap<>(forms));
         mnemonics = java.util.Collections.unmodifiableMap(new TreeMap<>(mnemonics));
         Objects.requireNonNull(generic, "generic");
-        provenance = provenance == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(provenance));
+        provenance = provenance == null ? Provenance.of(Map.of()) : provenance;
     }
 
     /**
@@ -84,7 +86,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
      * defaults on the validation split (its provenance's {@code stage} is not the defaults), else the defaults.
      */
     public static SimulatorParams standard(Microarchitecture uarch) {
-        return tuned(uarch).filter(t -> !"llvm-mca defaults".equals(t.provenance().get("stage")))
+        return tuned(uarch).filter(t -> !"llvm-mca defaults".equals(t.provenance().detail("stage").orElse(null)))
                 .orElseGet(() -> bundled(uarch));
     }
 
@@ -121,5 +123,112 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
     public void write(Path file) throws IOException {
         byte[] bytes = JSON.writeValueAsBytes(this);
         AtomicFiles.write(file, out -> out.write(bytes));
+    }
+
+    /** This table with another dispatch width. */
+    public SimulatorParams withDispatchWidth(int dispatchWidth) {
+        return toBuilder().dispatchWidth(dispatchWidth).build();
+    }
+
+    /** This table with another reorder-buffer size. */
+    public SimulatorParams withRobSize(int robSize) {
+        return toBuilder().robSize(robSize).build();
+    }
+
+    /** This table with another scheduler size. */
+    public SimulatorParams withSchedulerSize(int schedulerSize) {
+        return toBuilder().schedulerSize(schedulerSize).build();
+    }
+
+    /** This table with other per-form rows (instead of its own, not added to them). */
+    public SimulatorParams withForms(Map<String, InstructionParams> forms) {
+        return toBuilder().forms(forms).build();
+    }
+
+    /** This table with other per-mnemonic fallback rows. */
+    public SimulatorParams withMnemonics(Map<String, InstructionParams> mnemonics) {
+        return toBuilder().mnemonics(mnemonics).build();
+    }
+
+    /** This table with another generic fallback row. */
+    public SimulatorParams withGeneric(InstructionParams generic) {
+        return toBuilder().generic(generic).build();
+    }
+
+    /** This table with another provenance. */
+    public SimulatorParams withProvenance(Provenance provenance) {
+        return toBuilder().provenance(provenance).build();
+    }
+
+    /**
+     * A copy of this table to change several components at once, validated and copied once by {@link Builder#build}:
+     * {@code table.toBuilder().dispatchWidth(6).forms(rows).build()}. For one change, the {@code with…} methods.
+     */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Changes to a copy of a table; see {@link #toBuilder}. The CPU, load latency and ports stay the table's. */
+    public static final class Builder {
+        private final SimulatorParams from;
+        private int dispatchWidth;
+        private int robSize;
+        private int schedulerSize;
+        private Map<String, InstructionParams> forms;
+        private Map<String, InstructionParams> mnemonics;
+        private InstructionParams generic;
+        private Provenance provenance;
+
+        private Builder(SimulatorParams from) {
+            this.from = from;
+            this.dispatchWidth = from.dispatchWidth;
+            this.robSize = from.robSize;
+            this.schedulerSize = from.schedulerSize;
+            this.forms = from.forms;
+            this.mnemonics = from.mnemonics;
+            this.generic = from.generic;
+            this.provenance = from.provenance;
+        }
+
+        public Builder dispatchWidth(int dispatchWidth) {
+            this.dispatchWidth = dispatchWidth;
+            return this;
+        }
+
+        public Builder robSize(int robSize) {
+            this.robSize = robSize;
+            return this;
+        }
+
+        public Builder schedulerSize(int schedulerSize) {
+            this.schedulerSize = schedulerSize;
+            return this;
+        }
+
+        public Builder forms(Map<String, InstructionParams> forms) {
+            this.forms = forms;
+            return this;
+        }
+
+        public Builder mnemonics(Map<String, InstructionParams> mnemonics) {
+            this.mnemonics = mnemonics;
+            return this;
+        }
+
+        public Builder generic(InstructionParams generic) {
+            this.generic = generic;
+            return this;
+        }
+
+        public Builder provenance(Provenance provenance) {
+            this.provenance = provenance;
+            return this;
+        }
+
+        /** The table (validated and copied by the record's constructor). */
+        public SimulatorParams build() {
+            return new SimulatorParams(from.mcpu, dispatchWidth, robSize, schedulerSize, from.loadLatency, from.ports,
+                    forms, mnemonics, generic, provenance);
+        }
     }
 }

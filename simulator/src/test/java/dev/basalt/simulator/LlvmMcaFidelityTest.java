@@ -1,8 +1,6 @@
 package dev.basalt.simulator;
 
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.datasets.Dataset;
-import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -60,8 +58,7 @@ class LlvmMcaFidelityTest {
             Assumptions.abort("llvm-14 tools not installed");
         }
         // The Haswell sample's blocks, whatever the CPU: a CPU without measurements is checked on the same code.
-        List<BasicBlock> blocks = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().limit(300)
-                .map(LabelledBlock::block).toList();
+        List<BasicBlock> blocks = SampleBlocks.haswell(300);
         double[] d = differences(blocks, uarch);
         Arrays.sort(d);
         double median = d[d.length / 2];

@@ -23,7 +23,7 @@ class SimulatorTest {
                     "IMUL r64, r64", new InstructionParams(1, 3, 0, Map.of("1", 1)),
                     "MOV m64, r64", new InstructionParams(1, 1, 0, Map.of("23", 1, "4", 1)),
                     "DIV r64", new InstructionParams(1, 4, 0, Map.of("0", 1, "Divider", 10))),
-            Map.of(), ALU, Map.of());
+            Map.of(), ALU, null);
     private static final Simulator SIM = new Simulator(MACHINE);
     private static final Simulator.Options OPTIONS = new Simulator.Options(1000, true, true);
 
@@ -71,14 +71,25 @@ class SimulatorTest {
     @Test
     void fallbacksAreReported() {
         Simulator.Result r = SIM.run(BasicBlock.fromHex("4889de"), OPTIONS); // MOV r64, r64 is not in the table
-        assertEquals(Map.of("MOV r64, r64", "generic"), r.fallbacks());
+        assertEquals(Map.of("MOV r64, r64", Simulator.RowSource.GENERIC), r.fallbacks());
         assertTrue(r.cyclesPerIteration() > 0);
     }
 
     @Test
+    void formsResolveToTheirRowThenTheMnemonicsThenTheGenericOne() {
+        SimulatorParams table = MACHINE.withMnemonics(Map.of("MOV", ALU));
+        Simulator sim = new Simulator(table);
+        assertEquals(Simulator.RowSource.FORM, sim.resolve("ADD r64, i8").source());
+        assertEquals(Simulator.RowSource.MNEMONIC, sim.resolve("LOCK MOV r64, r64").source());
+        assertEquals(Simulator.RowSource.GENERIC, sim.resolve("NOP").source());
+        assertEquals(List.of("form", "mnemonic", "generic"),
+                java.util.Arrays.stream(Simulator.RowSource.values()).map(Object::toString).toList());
+    }
+
+    @Test
     void instructionWiderThanTheSchedulerStillRuns() {
-        SimulatorParams tiny = new SimulatorParams("tiny", 4, 192, 8, 5, MACHINE.ports(),
-                Map.of("DIV r64", new InstructionParams(20, 4, 0, Map.of("0", 20))), Map.of(), ALU, Map.of());
+        SimulatorParams tiny = MACHINE.withSchedulerSize(8)
+                .withForms(Map.of("DIV r64", new InstructionParams(20, 4, 0, Map.of("0", 20))));
         // div rcx: 20 micro-ops on port 0 through an 8-entry scheduler: port 0 busy 20 cycles per div.
         assertEquals(20.0, new Simulator(tiny).run(BasicBlock.fromHex("48f7f1"), new Simulator.Options(200, true, true))
                 .cyclesPerIteration(), 0.5);
@@ -87,8 +98,7 @@ class SimulatorTest {
     @Test
     void threadSafeWithTheBundledTables() throws Exception {
         SimulatorEstimator estimator = SimulatorEstimator.standard();
-        List<BasicBlock> blocks = dev.basalt.datasets.Dataset.bundled().blocks().stream().limit(400)
-                .map(dev.basalt.datasets.LabelledBlock::block).toList();
+        List<BasicBlock> blocks = SampleBlocks.haswell(400);
         double[] single = blocks.stream().mapToDouble(b -> estimator.predict(b,
                 dev.basalt.core.Microarchitecture.SKYLAKE).cyclesPerIteration()).toArray();
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);

@@ -1,0 +1,68 @@
+package dev.basalt.simulator;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.basalt.core.Microarchitecture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Copies of a table with changes ({@code with…}, {@code toBuilder}) and the JSON they write. */
+class SimulatorParamsTest {
+
+    private static final SimulatorParams HSW = SimulatorParams.bundled(Microarchitecture.HASWELL);
+    private static final InstructionParams ROW = new InstructionParams(2, 3, 0, Map.of("0156", 2));
+
+    /** The table with the given components, built positionally. */
+    private static SimulatorParams copy(int dispatchWidth, int robSize, int schedulerSize,
+                                        Map<String, InstructionParams> forms, Map<String, InstructionParams> mnemonics,
+                                        InstructionParams generic, dev.basalt.core.Provenance provenance) {
+        return new SimulatorParams(HSW.mcpu(), dispatchWidth, robSize, schedulerSize, HSW.loadLatency(), HSW.ports(),
+                forms, mnemonics, generic, provenance);
+    }
+
+    @Test
+    void eachWitherChangesOnlyItsComponent() {
+        int w = HSW.dispatchWidth();
+        int rob = HSW.robSize();
+        int s = HSW.schedulerSize();
+        var f = HSW.forms();
+        var m = HSW.mnemonics();
+        var g = HSW.generic();
+        var p = HSW.provenance();
+        assertEquals(copy(6, rob, s, f, m, g, p), HSW.withDispatchWidth(6));
+        assertEquals(copy(w, 100, s, f, m, g, p), HSW.withRobSize(100));
+        assertEquals(copy(w, rob, 20, f, m, g, p), HSW.withSchedulerSize(20));
+        assertEquals(copy(w, rob, s, Map.of("ADD r64, r64", ROW), m, g, p), HSW.withForms(Map.of("ADD r64, r64", ROW)));
+        assertEquals(copy(w, rob, s, f, Map.of("ADD", ROW), g, p), HSW.withMnemonics(Map.of("ADD", ROW)));
+        assertEquals(copy(w, rob, s, f, m, ROW, p), HSW.withGeneric(ROW));
+        dev.basalt.core.Provenance note = dev.basalt.core.Provenance.of(Map.of("note", "x"));
+        assertEquals(copy(w, rob, s, f, m, g, note), HSW.withProvenance(note));
+    }
+
+    @Test
+    void aBuilderChangesSeveralAndValidatesOnBuild() {
+        assertEquals(copy(6, 100, HSW.schedulerSize(), Map.of(), HSW.mnemonics(), HSW.generic(), null),
+                HSW.toBuilder().dispatchWidth(6).robSize(100).forms(Map.of()).provenance(null).build());
+        assertEquals(HSW, HSW.toBuilder().build());
+        SimulatorParams.Builder bad = HSW.toBuilder().robSize(0);
+        assertThrows(IllegalArgumentException.class, bad::build);
+    }
+
+    @Test
+    void theJsonHoldsTheTenComponentsAndReadsBack(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("t.json");
+        SimulatorParams t = HSW.withDispatchWidth(6);
+        t.write(file);
+        assertEquals(t, SimulatorParams.read(file));
+        List<String> keys = new java.util.ArrayList<>();
+        new ObjectMapper().readTree(file.toFile()).fieldNames().forEachRemaining(keys::add);
+        assertEquals(List.of("mcpu", "dispatchWidth", "robSize", "schedulerSize", "loadLatency", "ports", "forms",
+                "mnemonics", "generic", "provenance"), keys);
+    }
+}
