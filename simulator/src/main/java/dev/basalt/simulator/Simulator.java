@@ -126,7 +126,7 @@ public final class Simulator {
         /** {@link SimulatorParams#generic()}: neither the form nor its mnemonic has a row. */
         GENERIC;
 
-        /** The lower-case word, {@code form}, {@code mnemonic} or {@code generic}, as {@code basalt simulate} prints it. */
+        /** The lower-case word, as {@code basalt simulate} prints it: {@code generic} for {@link #GENERIC}. */
         @Override
         public String toString() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -204,7 +204,7 @@ public final class Simulator {
         return new Bottleneck(kind, r.cyclesPerIteration(), dispatch, port, busiest, Math.max(0, chain), onChain);
     }
 
-    /** Simulates {@code block}: the cycle loop of the class description, one {@link Run} per call. */
+    /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         Run run = new Run(block, options);
         while (run.running()) {
@@ -588,7 +588,7 @@ public final class Simulator {
             return !robFull && !schedulerFull;
         }
 
-        /** Puts dispatched instance {@code j} into the reorder buffer, and into the scheduler unless it is a zero idiom. */
+        /** Puts dispatched instance {@code j} into the reorder buffer, and into the scheduler unless a zero idiom. */
         private void enter(int j, int i) {
             dispatched[j] = now;
             robUops += uops[i];
