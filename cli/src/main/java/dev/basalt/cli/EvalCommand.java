@@ -39,7 +39,7 @@ final class EvalCommand implements Callable<Integer> {
                     + "itself); default ${DEFAULT-VALUE}.")
     List<String> models;
 
-    @Option(names = "--mcpu", split = ",", description = "CPUs (default: haswell, skylake, ivybridge).")
+    @Option(names = "--mcpu", split = ",", description = "CPUs (default: every CPU with measurements).")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--split", defaultValue = "test", description = "train, validation, test or all (default "

@@ -31,7 +31,7 @@ final class ParamsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "A CPU with a descriptor (haswell, skylake, ivybridge, ...).")
+        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "A CPU name or alias from the CPU descriptors (README, \"CPUs are data\").")
         Microarchitecture mcpu;
 
         @Option(names = "--blocks", required = true, paramLabel = "FILE",

@@ -53,8 +53,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "CPU=FILE", split = ",", description = "BHive CSVs (default: bundled sample).")
     Map<String, Path> files;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "A folder of BHive CSVs named by CPU "
-            + "(hsw.csv, skl.csv, ivb.csv; those present are used), e.g. ../shared/datasets/bhive-sample.")
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "A folder of BHive CSVs named by "
+            + "CPU (BHive's short names, e.g. hsw.csv; those present are used), e.g. ../shared/datasets/bhive-sample.")
     Path dataDir;
 
     @Option(names = "--out", required = true, paramLabel = "FILE", description = "Model file to write.")
@@ -83,7 +83,7 @@ final class TrainCommand implements Callable<Integer> {
     String prior;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs to train heads for "
-            + "(default: haswell,skylake,ivybridge).")
+            + "(default: every CPU with measurements).")
     List<String> mcpus;
 
     @Option(names = "--debug", description = "Print stack traces of errors.")
@@ -121,7 +121,8 @@ final class TrainCommand implements Callable<Integer> {
                 }
             }
             if (files.isEmpty()) {
-                throw new BadInputException("no hsw.csv, skl.csv or ivb.csv in --data-dir " + dataDir);
+                throw new BadInputException("no " + String.join(", ", Microarchitecture.measured().stream()
+                        .map(m -> m.shortName() + ".csv").toList()) + " in --data-dir " + dataDir);
             }
         }
         Dataset data = DatasetCommand.load(files);
