@@ -106,9 +106,11 @@ final class SimulateCommand implements Callable<Integer> {
                 out.println("  fallbacks: " + r.fallbacks());
             }
             if (timeline) {
-                out.println("  instance  instr  dispatch  issue  done  retire");
+                out.println("  instance  instr  predecode  decode  dispatch  issue  done  retire");
                 for (int[] t : r.timeline()) {
-                    out.printf("  %8d  %5d  %8d  %5d  %4d  %6d%n", t[0], t[0] % block.size(), t[1], t[2], t[3], t[4]);
+                    out.printf("  %8d  %5d  %9s  %6s  %8d  %5d  %4d  %6d%n", t[0], t[0] % block.size(),
+                            t[1] < 0 ? "-" : String.valueOf(t[1]), t[2] < 0 ? "-" : String.valueOf(t[2]), t[3], t[4],
+                            t[5], t[6]);
                 }
             }
         }

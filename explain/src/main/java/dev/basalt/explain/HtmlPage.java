@@ -74,7 +74,8 @@ final class HtmlPage {
         });
         e.bottleneck().ifPresent(b -> h.append("<div class=\"card\"><h2>Simulator bottleneck</h2><div>")
                 .append(esc(b.describe())).append(String.format(Locale.ROOT, "</div><div class=\"num small\">"
-                        + "bounds: dispatch %.2f · port %s %.2f · chain %.2f</div></div>%n", b.dispatchBound(),
+                        + "bounds: front end %.2f · issue %.2f · port %s %.2f · chain %.2f</div></div>%n",
+                        b.frontEndBound(), b.dispatchBound(),
                         esc(b.busiestPort()), b.portBound(), b.chainBound())));
         List<Double> c = e.contributions();
         h.append("<div class=\"card\"><h2>Shading</h2><div>")

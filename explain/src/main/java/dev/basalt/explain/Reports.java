@@ -139,6 +139,7 @@ public final class Reports {
         ObjectNode n = JSON.createObjectNode();
         n.put("kind", b.kind().name().toLowerCase(Locale.ROOT));
         n.put("description", b.describe());
+        n.put("front_end_bound", b.frontEndBound());
         n.put("dispatch_bound", b.dispatchBound());
         n.put("port_bound", b.portBound());
         n.put("busiest_port", b.busiestPort());

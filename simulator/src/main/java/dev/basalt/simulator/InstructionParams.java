@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -14,8 +16,12 @@ import java.util.TreeMap;
  * @param ports       execution resources: port group ("0156", "23", "4", ...) → micro-ops issued to one of the
  *                    group's ports, each holding that port for one cycle; "Divider"/"FPDivider" → cycles the
  *                    divider stays busy
+ * @param fusedUops   fused-domain micro-ops (front end, renamer, reorder buffer) when the table states them; null
+ *                    when the simulator derives them from the form by its micro-fusion rule (DESIGN.md §11): a
+ *                    load and the operation using it, and a store's address and data, are one fused micro-op
  */
-public record InstructionParams(int uops, int latency, int readAdvance, Map<String, Integer> ports) {
+public record InstructionParams(int uops, int latency, int readAdvance, Map<String, Integer> ports,
+                                @JsonInclude(JsonInclude.Include.NON_NULL) Integer fusedUops) {
 
     public InstructionParams {
         if (uops < 0 || latency < 0 || readAdvance < 0) {
@@ -29,5 +35,13 @@ public record InstructionParams(int uops, int latency, int readAdvance, Map<Stri
             }
         });
         ports = java.util.Collections.unmodifiableMap(new TreeMap<>(ports));
+        if (fusedUops != null && (fusedUops < 1 || fusedUops > Math.max(1, uops))) {
+            throw new IllegalArgumentException("fusedUops must be in 1.." + Math.max(1, uops) + ", got " + fusedUops);
+        }
+    }
+
+    /** A row whose fused micro-ops the simulator derives by rule. */
+    public InstructionParams(int uops, int latency, int readAdvance, Map<String, Integer> ports) {
+        this(uops, latency, readAdvance, ports, null);
     }
 }

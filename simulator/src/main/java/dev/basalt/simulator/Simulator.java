@@ -66,7 +66,27 @@ public final class Simulator {
             demands.put(row, demandList(row));
         }
         demands.put(params.generic(), demandList(params.generic()));
+        // The second generation's micro-ops: a row's non-memory port groups, with the memory micro-ops rebuilt
+        // from each instruction's operands (see microOps).
+        CoreParams core = params.core();
+        this.computeDemands = new java.util.IdentityHashMap<>();
+        if (core.loadPorts().isEmpty()) {
+            loadGroup = storeAddressGroup = storeDataGroup = -1;
+        } else {
+            String memoryPorts = core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts();
+            loadGroup = groupIndex(core.loadPorts());
+            storeAddressGroup = groupIndex(core.storeAddressPorts());
+            storeDataGroup = groupIndex(core.storeDataPorts());
+            for (InstructionParams row : demands.keySet().toArray(new InstructionParams[0])) {
+                computeDemands.put(row, computeDemandList(row, memoryPorts));
+            }
+        }
     }
+
+    private final Map<InstructionParams, int[]> computeDemands;
+    private final int loadGroup;
+    private final int storeAddressGroup;
+    private final int storeDataGroup;
 
     private final Map<String, InstructionParams> forms;
     private final Map<String, InstructionParams> mnemonics;
@@ -78,27 +98,63 @@ public final class Simulator {
     }
 
     /**
-     * Run options.
+     * Run options. The five mechanisms of the second-generation machine (DESIGN.md §11) can each be turned off;
+     * with all of them off and {@code secondGeneration} false the run is the first, llvm-mca-like machine.
      *
      * @param iterations         how many times the block is repeated
      * @param stackEngine        whether push/pop/call/ret rsp updates are free and dependency-free
      * @param memoryDependencies whether a load waits for an earlier store to the same address expression
+     * @param secondGeneration   whether the machine has a renamer issuing fused micro-ops and retirement of
+     *                           {@link CoreParams} (false: llvm-mca's dispatch width, unfused micro-ops, and
+     *                           each switch below ignored)
+     * @param frontEnd           predecoder, instruction queue, decoders, microcode sequencer and micro-op queue
+     *                           (false: the renamer never waits for instructions — {@code --simple-front-end})
+     * @param microFusion        load+operation and store address+data as one fused micro-op
+     *                           ({@code --no-micro-fusion})
+     * @param moveElimination    register moves renamed away when a slot is free ({@code --no-move-elimination})
+     * @param issueTimePorts     ports bound at issue by the least-loaded rule (false: any free port at execution,
+     *                           {@code --execute-time-ports})
+     * @param storeForwarding    a load of a stored address gets the data by forwarding, {@link
+     *                           CoreParams#storeForwardLatency()} after the store's data is ready
+     *                           ({@code --no-store-forwarding}: the load waits for the store, then its own latency)
      */
-    public record Options(int iterations, boolean stackEngine, boolean memoryDependencies) {
+    public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
+                          boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
+                          boolean storeForwarding) {
         public Options {
             if (iterations < 1 || iterations > 100_000) {
                 throw new IllegalArgumentException("iterations must be in 1..100000, got " + iterations);
             }
         }
 
-        /** For predictions: 100 iterations, stack engine and memory dependencies on. */
+        /** The second-generation machine with every mechanism on. */
+        public Options(int iterations, boolean stackEngine, boolean memoryDependencies) {
+            this(iterations, stackEngine, memoryDependencies, true, true, true, true, true, true);
+        }
+
+        /** For predictions: 100 iterations, stack engine, memory dependencies and every §11 mechanism on. */
         public static Options defaults() {
             return new Options(100, true, true);
         }
 
-        /** As llvm-mca 14 runs by default: 100 iterations, no stack engine, loads never alias stores. */
+        /** As llvm-mca 14 runs by default: 100 iterations, the first machine, loads never alias stores. */
         public static Options llvmMcaCompatible() {
-            return new Options(100, false, false);
+            return new Options(100, false, false, false, false, false, false, false, false);
+        }
+
+        /** These options with another iteration count. */
+        public Options withIterations(int iterations) {
+            return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
+                    moveElimination, issueTimePorts, storeForwarding);
+        }
+
+        /** These options with the named mechanisms off (as the command line's switches say). */
+        public Options without(boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
+                               boolean storeForwarding) {
+            return new Options(iterations, stackEngine, memoryDependencies, secondGeneration,
+                    this.frontEnd && !frontEnd, this.microFusion && !microFusion,
+                    this.moveElimination && !moveElimination, this.issueTimePorts && !issueTimePorts,
+                    this.storeForwarding && !storeForwarding);
         }
     }
 
@@ -111,7 +167,9 @@ public final class Simulator {
      * @param waitCycles         per instruction of the block: average cycles from dispatch to issue
      * @param fallbacks          instruction forms that had no row of their own, with where the row used came
      *                           from ({@link RowSource#MNEMONIC} or {@link RowSource#GENERIC})
-     * @param timeline           dispatch, issue, done and retire cycles of the first instances (for display)
+     * @param timeline           for the first instances: instance, then the cycles of predecode, decode, dispatch
+     *                           (rename), issue (to a port), done and retire; -1 where the machine has no such
+     *                           stage (the first machine has no front end)
      */
     public record Result(double cyclesPerIteration, long totalCycles, double[] portCycles, double[] waitCycles,
                          Map<String, RowSource> fallbacks, List<int[]> timeline) {
@@ -162,9 +220,10 @@ public final class Simulator {
     }
 
     /**
-     * The bottleneck of {@code block}: runs it, then compares what it measured with the three bounds — the
-     * dispatch width, the busiest port, the loop-carried latency chain ({@link CriticalPath}) — and names the
-     * largest (ties go to the chain, then ports: the more specific explanation).
+     * The bottleneck of {@code block}: runs it, then compares what it measured with the bounds — the front end
+     * alone (the second-generation machine with an ideal back end; 0 without a front end), the issue (dispatch)
+     * width, the busiest port, the loop-carried latency chain ({@link CriticalPath}) — and names the largest
+     * (ties go to the chain, then ports, then the issue width: the more specific explanation).
      */
     public Bottleneck bottleneck(BasicBlock block, Options options) {
         Result r = run(block, options);
@@ -172,25 +231,41 @@ public final class Simulator {
         double uops = 0;
         float[] latency = new float[n];
         float[] readAdvance = new float[n];
+        boolean[] stackOp = stackOps(block);
+        boolean second = options.secondGeneration();
+        List<int[]> portDemands = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             InstructionParams row = resolve(insn.form()).row();
             boolean zero = insn.idiom() == Idiom.ZERO;
-            uops += Math.max(1, row.uops());
+            if (second) {
+                int[] ops = microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
+                        options.stackEngine() && stackOp[i]);
+                InstructionShape shape = InstructionShape.of(insn, row, Math.max(1, (int) Arrays.stream(ops)
+                        .filter(d -> d >= 0).count()), params.core(), options.microFusion(), options.moveElimination());
+                uops += shape.issueUops();
+                if (!shape.noPort() && shape.moveRegisterFile() == 0) {
+                    portDemands.add(ops);
+                }
+            } else {
+                uops += Math.max(1, row.uops());
+            }
             latency[i] = zero ? 0f : Math.max(0, row.latency());
             readAdvance[i] = Math.max(0, row.readAdvance());
         }
-        double dispatch = uops / params.dispatchWidth();
+        double dispatch = uops / (second ? params.core().issueWidth() : params.dispatchWidth());
+        double frontEnd = second && options.frontEnd()
+                ? new Pipeline(this, block, options, true).run().cyclesPerIteration() : 0;
         double port = 0;
         String busiest = "";
-        double[] pc = r.portCycles();
+        double[] pc = second ? balancedPortLoad(portDemands) : r.portCycles();
         for (int p = 0; p < pc.length; p++) {
             if (pc[p] > port) {
                 port = pc[p];
                 busiest = params.ports().get(p);
             }
         }
-        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOps(block)), latency, readAdvance);
+        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOp), latency, readAdvance);
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -199,13 +274,62 @@ public final class Simulator {
                 onChain.add(i);
             }
         }
-        Bottleneck.Kind kind = chain >= port && chain >= dispatch ? Bottleneck.Kind.DEPENDENCY_CHAIN
-                : port >= dispatch ? Bottleneck.Kind.PORT_PRESSURE : Bottleneck.Kind.DISPATCH_WIDTH;
-        return new Bottleneck(kind, r.cyclesPerIteration(), dispatch, port, busiest, Math.max(0, chain), onChain);
+        double top = Math.max(Math.max(chain, port), Math.max(dispatch, frontEnd));
+        Bottleneck.Kind kind = chain >= top ? Bottleneck.Kind.DEPENDENCY_CHAIN
+                : port >= top ? Bottleneck.Kind.PORT_PRESSURE
+                : dispatch >= top ? Bottleneck.Kind.DISPATCH_WIDTH : Bottleneck.Kind.FRONT_END;
+        return new Bottleneck(kind, r.cyclesPerIteration(), frontEnd, dispatch, port, busiest, Math.max(0, chain),
+                onChain);
+    }
+
+    /**
+     * Each port's cycles per iteration when the micro-ops are spread as evenly as their port sets allow (those
+     * with the fewest choices first, each raising its least loaded ports to a common level; micro-ops split
+     * across iterations, so six on four ports are 1.5 each): the port bound of the second machine,
+     * whose own binding at issue is not always balanced.
+     */
+    private double[] balancedPortLoad(List<int[]> demandLists) {
+        double[] load = new double[portCount];
+        List<int[]> groups = new ArrayList<>();
+        for (int[] d : demandLists) {
+            for (int k = 0; k < d.length; k++) {
+                if (d[k] < 0) {
+                    load[-d[k] - 1] += d[++k];
+                } else {
+                    groups.add(groupList.get(d[k]));
+                }
+            }
+        }
+        groups.sort(java.util.Comparator.comparingInt(g -> g.length));
+        for (int[] members : groups) { // water-filling: raise the least loaded members to a common level
+            double[] levels = new double[members.length];
+            for (int k = 0; k < members.length; k++) {
+                levels[k] = load[members[k]];
+            }
+            Arrays.sort(levels);
+            double level = levels[0] + 1;
+            for (int k = 1; k <= members.length; k++) {
+                double sum = 0;
+                for (int m = 0; m < k; m++) {
+                    sum += levels[m];
+                }
+                level = (sum + 1) / k;
+                if (k == members.length || level <= levels[k]) {
+                    break;
+                }
+            }
+            for (int p : members) {
+                load[p] = Math.max(load[p], level);
+            }
+        }
+        return load;
     }
 
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
+        if (options.secondGeneration()) {
+            return new Pipeline(this, block, options, false).run();
+        }
         Run run = new Run(block, options);
         while (run.running()) {
             run.retire();
@@ -221,9 +345,11 @@ public final class Simulator {
 
     /**
      * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
-     * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}.
+     * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is
+     * memory (a store the load reads from) at {@code memory[k]}, and whether it is a register the consumer reads
+     * as an address (base or index of a memory operand) at {@code address[k]}.
      */
-    public record Sources(int[] start, int[] producers) {
+    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address) {
     }
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
@@ -263,13 +389,29 @@ public final class Simulator {
             prodCount[i + 1] += prodCount[i];
         }
         int[] prod = new int[2 * sources.size()];
+        boolean[] memory = new boolean[sources.size()];
+        boolean[] address = new boolean[sources.size()];
         int[] fill = Arrays.copyOf(prodCount, n);
         for (Dependency d : sources) {
             int at = fill[d.consumer()]++;
             prod[2 * at] = d.producer();
             prod[2 * at + 1] = d.loopCarried() ? 1 : 0;
+            memory[at] = d.resource().kind() == Resource.Kind.MEMORY;
+            address[at] = d.resource().kind() == Resource.Kind.REGISTER
+                    && readsAsAddress(block.instruction(d.consumer()), d.resource().name());
         }
-        return new Sources(prodCount, prod);
+        return new Sources(prodCount, prod, memory, address);
+    }
+
+    /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
+    private static boolean readsAsAddress(Instruction insn, String name) {
+        for (dev.basalt.decoder.Operand op : insn.operands()) {
+            if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m
+                    && (m.base().enclosingName().equals(name) || m.index().enclosingName().equals(name))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -280,12 +422,22 @@ public final class Simulator {
      * schedule is truly periodic, which it is once buffers and ports have settled.
      */
     private static long steadyState(long[] retired, int k, int iterations) {
+        long[] steady = steadyPeriod(retired, k, iterations, 8, 24);
+        return steady == null ? -1 : steady[0];
+    }
+
+    /**
+     * The steady state as {@link #steadyState} finds it, for periods of up to {@code maxPeriod} iterations that
+     * agree over at least {@code span} iterations: {the extrapolated retire cycle of the final iteration, the
+     * cycles of one period, its iterations}, or null.
+     */
+    static long[] steadyPeriod(long[] retired, int k, int iterations, int maxPeriod, int span) {
         int last = iterations - 1;
-        if (k < 24 || k >= last) {
-            return -1;
+        if (k < span || k >= last) {
+            return null;
         }
-        for (int w = 1; w <= 8; w++) {
-            int windows = Math.max(3, (24 + w - 1) / w); // at least 24 iterations agree, whatever the period
+        for (int w = 1; w <= maxPeriod; w++) {
+            int windows = Math.max(3, (span + w - 1) / w); // at least span iterations agree, whatever the period
             if (k < windows * w) {
                 break;
             }
@@ -296,10 +448,10 @@ public final class Simulator {
             }
             if (periodic) {
                 int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
-                return retired[anchor] + (long) ((last - anchor) / w) * d;
+                return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};
             }
         }
-        return -1;
+        return null;
     }
 
     /** Whether every producer of instance {@code j} (instruction {@code i}) has finished, less the read-advance. */
@@ -319,7 +471,100 @@ public final class Simulator {
         return true;
     }
 
-    /** Port demands as a flat list: for each micro-op, a group index; dividers encoded as -(cycles + 1) pairs. */
+    /**
+     * A row's port demands as a flat list: for each micro-op, a port-group index; a divider as the pair
+     * -(divider port + 1), busy cycles.
+     */
+    int[] demand(InstructionParams row) {
+        return demands.get(row);
+    }
+
+    /** The member ports of port group {@code group} (an index from {@link #demand}). */
+    int[] members(int group) {
+        return groupList.get(group);
+    }
+
+    /** Whether the CPU names its load ports, so that {@link #microOps} rebuilds memory micro-ops. */
+    boolean hasLoadPorts() {
+        return loadGroup >= 0;
+    }
+
+    /** The index of port group {@code name} ("23"), or -1 when no row uses it. */
+    int groupOf(String name) {
+        return groupIds.getOrDefault(name, -1);
+    }
+
+    /**
+     * One micro-op per port set (DESIGN.md §11): the row's port groups without its memory ports, then, from the
+     * instruction's operands, a store-address and a store-data micro-op for a store and a load micro-op per
+     * memory read. The imported rows merged memory and compute micro-ops by their port pressure ("23" twice and
+     * "7" for a store, "0123" for a load and a convert); a group of both keeps its compute ports, its count
+     * scaled by their share. With the stack engine, a push, pop, call or ret loses its rsp-update micro-op.
+     * Where the CPU names no load ports, the row's groups as imported.
+     */
+    int[] microOps(InstructionParams row, int loads, boolean store, boolean stackUpdateFree) {
+        int[] compute = computeDemands.get(row);
+        if (compute == null) {
+            return demands.get(row);
+        }
+        int skip = -1;
+        if (stackUpdateFree) {
+            for (int k = 0; k < compute.length && skip < 0; k++) {
+                if (compute[k] < 0) {
+                    k++;
+                } else {
+                    skip = k;
+                }
+            }
+        }
+        int[] out = new int[compute.length - (skip >= 0 ? 1 : 0) + (store ? 2 : 0) + loads];
+        int at = 0;
+        for (int k = 0; k < compute.length; k++) {
+            if (k != skip) {
+                out[at++] = compute[k];
+            }
+        }
+        if (store) {
+            out[at++] = storeAddressGroup;
+            out[at++] = storeDataGroup;
+        }
+        for (int k = 0; k < loads; k++) {
+            out[at++] = loadGroup;
+        }
+        return out;
+    }
+
+    private int[] computeDemandList(InstructionParams row, String memoryPorts) {
+        List<Integer> out = new ArrayList<>();
+        for (Map.Entry<String, Integer> e : row.ports().entrySet()) {
+            String group = e.getKey();
+            if (group.endsWith("Divider")) {
+                int[] members = membersOf(group);
+                if (members.length > 0) {
+                    out.add(-(members[0] + 1));
+                    out.add(e.getValue());
+                }
+                continue;
+            }
+            StringBuilder compute = new StringBuilder();
+            for (char c : group.toCharArray()) {
+                if (memoryPorts.indexOf(c) < 0) {
+                    compute.append(c);
+                }
+            }
+            if (compute.length() == 0 || membersOf(compute.toString()).length == 0) {
+                continue;
+            }
+            int count = compute.length() == group.length() ? e.getValue()
+                    : Math.max(1, Math.round(e.getValue() * compute.length() / (float) group.length()));
+            int id = groupIndex(compute.toString());
+            for (int k = 0; k < count; k++) {
+                out.add(id);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
     private int[] demandList(InstructionParams row) {
         List<Integer> out = new ArrayList<>();
         for (Map.Entry<String, Integer> e : row.ports().entrySet()) {
@@ -368,7 +613,7 @@ public final class Simulator {
      * preferring one not yet taken by this instruction, then the least used; when an instruction has more
      * micro-ops on a group than it has free members, a port takes several and stays busy that many cycles.
      */
-    private boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now, long[] taken) {
+    boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now, long[] taken) {
         if (demand.length == 0) {
             return true;
         }
@@ -511,8 +756,8 @@ public final class Simulator {
             while (nextRetire < total && done[nextRetire] <= now && nextRetire < nextDispatch) {
                 robUops -= uops[nextRetire % n];
                 if (timeline.size() < timelineSize) {
-                    timeline.add(new int[] {nextRetire, (int) dispatched[nextRetire], (int) issued[nextRetire],
-                            (int) done[nextRetire], (int) now});
+                    timeline.add(new int[] {nextRetire, -1, -1, (int) dispatched[nextRetire],
+                            (int) issued[nextRetire], (int) done[nextRetire], (int) now});
                 }
                 nextRetire++;
                 if (nextRetire % n == 0 && iterationRetired(nextRetire / n - 1)) {

@@ -29,11 +29,19 @@ import java.util.TreeMap;
  * @param generic       fallback for anything else
  * @param provenance    how the table was made (typed: command, version, data, seed; details: source, stage,
  *                      counts); an older file's untyped map reads as details
+ * @param schemaVersion the table format: 1 (no {@code core}; read with {@link CoreParams#defaults}) or 2
+ *                      ({@link #SCHEMA_VERSION}); a table is always held, and written, as the current version,
+ *                      and a newer one than this build knows is refused with a clear error
+ * @param core          the machine-wide parameters of the second-generation simulator (front end, renamer,
+ *                      retirement, move elimination, store forwarding)
  */
 public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
                               List<String> ports, Map<String, InstructionParams> forms,
                               Map<String, InstructionParams> mnemonics, InstructionParams generic,
-                              Provenance provenance) {
+                              Provenance provenance, int schemaVersion, CoreParams core) {
+
+    /** The table format this build writes and reads; version 1 tables (no {@code core}) are read with defaults. */
+    public static final int SCHEMA_VERSION = 2;
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
@@ -49,6 +57,20 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         mnemonics = java.util.Collections.unmodifiableMap(new TreeMap<>(mnemonics));
         Objects.requireNonNull(generic, "generic");
         provenance = provenance == null ? Provenance.of(Map.of()) : provenance;
+        if (schemaVersion > SCHEMA_VERSION) {
+            throw new IllegalArgumentException("simulator table for " + mcpu + " has schema version " + schemaVersion
+                    + ", newer than this build reads (" + SCHEMA_VERSION + "): use a newer Basalt");
+        }
+        core = core == null ? CoreParams.defaults(mcpu) : core;
+        schemaVersion = SCHEMA_VERSION;
+    }
+
+    /** A table with the given core parameters' defaults for its CPU (as a version 1 table reads). */
+    public SimulatorParams(String mcpu, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
+                           List<String> ports, Map<String, InstructionParams> forms,
+                           Map<String, InstructionParams> mnemonics, InstructionParams generic, Provenance provenance) {
+        this(mcpu, dispatchWidth, robSize, schedulerSize, loadLatency, ports, forms, mnemonics, generic, provenance,
+                SCHEMA_VERSION, null);
     }
 
     /**
@@ -111,6 +133,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         content.put("forms", forms);
         content.put("mnemonics", mnemonics);
         content.put("generic", generic);
+        content.put("core", core);
         try {
             byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(JSON.writeValueAsBytes(content));
             return java.util.HexFormat.of().formatHex(digest);
@@ -155,6 +178,11 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         return toBuilder().generic(generic).build();
     }
 
+    /** This table with other core parameters. */
+    public SimulatorParams withCore(CoreParams core) {
+        return toBuilder().core(core).build();
+    }
+
     /** This table with another provenance. */
     public SimulatorParams withProvenance(Provenance provenance) {
         return toBuilder().provenance(provenance).build();
@@ -178,6 +206,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         private Map<String, InstructionParams> mnemonics;
         private InstructionParams generic;
         private Provenance provenance;
+        private CoreParams core;
 
         private Builder(SimulatorParams from) {
             this.from = from;
@@ -188,6 +217,12 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
             this.mnemonics = from.mnemonics;
             this.generic = from.generic;
             this.provenance = from.provenance;
+            this.core = from.core;
+        }
+
+        public Builder core(CoreParams core) {
+            this.core = core;
+            return this;
         }
 
         public Builder dispatchWidth(int dispatchWidth) {
@@ -228,7 +263,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         /** The table (validated and copied by the record's constructor). */
         public SimulatorParams build() {
             return new SimulatorParams(from.mcpu, dispatchWidth, robSize, schedulerSize, from.loadLatency, from.ports,
-                    forms, mnemonics, generic, provenance);
+                    forms, mnemonics, generic, provenance, SCHEMA_VERSION, core);
         }
     }
 }

@@ -55,7 +55,7 @@ class SimulatorParamsTest {
     }
 
     @Test
-    void theJsonHoldsTheTenComponentsAndReadsBack(@TempDir Path dir) throws Exception {
+    void theJsonHoldsTheTwelveComponentsAndReadsBack(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("t.json");
         SimulatorParams t = HSW.withDispatchWidth(6);
         t.write(file);
@@ -63,6 +63,6 @@ class SimulatorParamsTest {
         List<String> keys = new java.util.ArrayList<>();
         new ObjectMapper().readTree(file.toFile()).fieldNames().forEachRemaining(keys::add);
         assertEquals(List.of("mcpu", "dispatchWidth", "robSize", "schedulerSize", "loadLatency", "ports", "forms",
-                "mnemonics", "generic", "provenance"), keys);
+                "mnemonics", "generic", "provenance", "schemaVersion", "core"), keys);
     }
 }

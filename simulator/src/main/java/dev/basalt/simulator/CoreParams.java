@@ -1,0 +1,81 @@
+package dev.basalt.simulator;
+
+/**
+ * One CPU's machine-wide parameters of the second-generation simulator (DESIGN.md §11): front end, renamer,
+ * retirement, move elimination, store forwarding. They live in the table's JSON next to the per-form rows
+ * ({@code "core"}); a table written before they existed (schema version 1) gets {@link #defaults(String)}.
+ *
+ * @param predecodeBytes        bytes of the aligned window the predecoder reads per cycle (16)
+ * @param predecodeWidth        instructions the predecoder marks per cycle (5)
+ * @param lcpPenalty            predecoder stall cycles per length-changing prefix (3)
+ * @param instructionQueue      instructions the queue between predecoder and decoders holds
+ * @param decoders              decoders (the first one complex, the others simple)
+ * @param decodeUops            fused micro-ops the decoders deliver per cycle
+ * @param msSwitchCycles        stall cycles for switching to the microcode sequencer and back
+ * @param msUopsPerCycle        fused micro-ops the microcode sequencer delivers per cycle
+ * @param microcodedAbove       instructions of more fused micro-ops than this come from the microcode sequencer
+ * @param uopQueue              fused micro-ops the decoded-micro-op queue (IDQ) holds
+ * @param issueWidth            fused micro-ops the renamer issues per cycle into reorder buffer and scheduler
+ * @param retireWidth           fused micro-ops retired per cycle
+ * @param moveEliminationSlots  register moves the renamer can eliminate within {@code moveEliminationCycles}
+ *                              (per register file: general-purpose and vector); 0 turns elimination off
+ * @param moveEliminationCycles the window, in cycles, over which {@code moveEliminationSlots} count
+ * @param storeForwardLatency   cycles from a store's completion (its row's latency after its data is ready) until
+ *                              a load of the same address has the data
+ * @param unlamination          which micro-fused forms the renamer splits again
+ * @param loadPorts             the port group of load micro-ops, which alternate between its ports ("23");
+ *                              empty: the rows' port groups are used as imported, memory micro-ops included
+ * @param storeAddressPorts     the port group of store-address micro-ops ("237"; "23" before Haswell)
+ * @param storeDataPorts        the port group of store-data micro-ops ("4")
+ */
+public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
+                         int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
+                         int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
+                         int storeForwardLatency, Unlamination unlamination, String loadPorts,
+                         String storeAddressPorts, String storeDataPorts) {
+
+    /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
+    public enum Unlamination {
+        /** None (AMD, and any CPU without the restriction). */
+        NONE,
+        /** Every form with an indexed address (Sandy Bridge, Ivy Bridge). */
+        INDEXED,
+        /**
+         * Forms with an indexed address, except a two-operand load+operation whose register destination is also
+         * its source ({@code add rax, [rbx+rcx]} stays fused; {@code vaddps ymm0, ymm1, [rbx+rcx]} and stores do
+         * not) — Haswell and Skylake.
+         */
+        INDEXED_UNLESS_DESTRUCTIVE
+    }
+
+    public CoreParams {
+        if (predecodeBytes < 1 || predecodeWidth < 1 || lcpPenalty < 0 || instructionQueue < 1 || decoders < 1
+                || decodeUops < 1 || msSwitchCycles < 0 || msUopsPerCycle < 1 || microcodedAbove < 1 || uopQueue < 1
+                || issueWidth < 1 || retireWidth < 1 || moveEliminationSlots < 0 || moveEliminationCycles < 1
+                || storeForwardLatency < 0) {
+            throw new IllegalArgumentException("core parameters out of range: " + this);
+        }
+        unlamination = unlamination == null ? Unlamination.NONE : unlamination;
+        loadPorts = loadPorts == null ? "" : loadPorts;
+        storeAddressPorts = storeAddressPorts == null ? "" : storeAddressPorts;
+        storeDataPorts = storeDataPorts == null ? "" : storeDataPorts;
+    }
+
+    /**
+     * The values a table of schema version 1 (no {@code "core"} object) gets, by CPU, from public descriptions
+     * (Intel's optimization manual, the uiCA paper §4; DESIGN.md §11). Unknown CPUs get Haswell's front end
+     * with no unlamination.
+     */
+    public static CoreParams defaults(String mcpu) {
+        return switch (mcpu) {
+            case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4");
+            case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
+                    Unlamination.INDEXED, "23", "23", "4");
+            case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
+                    Unlamination.NONE, "", "", "");
+            default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
+                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4");
+        };
+    }
+}

@@ -1,0 +1,169 @@
+package dev.basalt.simulator;
+
+import dev.basalt.decoder.Idiom;
+import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.Operand;
+import dev.basalt.decoder.RegisterClass;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the second-generation machine needs to know of one instruction beyond its table row, derived from the
+ * decoder (length, prefixes, operands, addressing mode) by the rules of DESIGN.md §11. Each rule is one method,
+ * so that it can be read, tested and, where the table states a value ({@link InstructionParams#fusedUops()}),
+ * overridden.
+ *
+ * @param length            bytes
+ * @param opcodeOffset      bytes before the opcode byte (legacy prefixes, REX, VEX/EVEX)
+ * @param lengthChanging    whether it has a length-changing prefix (66 shrinking an immediate to 16 bits)
+ * @param decodeUops        fused micro-ops in the front end (decoders, micro-op queue)
+ * @param issueUops         fused micro-ops at the renamer and in the reorder buffer (unlamination adds slots)
+ * @param complex           whether only the complex decoder takes it (more than one fused micro-op)
+ * @param microcoded        whether the microcode sequencer delivers it
+ * @param noPort            whether it executes on no port and waits for nothing (zero idiom, NOP)
+ * @param moveRegisterFile  for an eliminable register move: 1 general-purpose, 2 vector; else 0
+ */
+record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, int decodeUops, int issueUops,
+                        boolean complex, boolean microcoded, boolean noPort, int moveRegisterFile) {
+
+    private static final Set<String> VECTOR_MOVES = Set.of("movaps", "movups", "movapd", "movupd", "movdqa",
+            "movdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd", "vmovdqa", "vmovdqu");
+
+    /** The shape of {@code insn}, of {@code unfused} micro-ops, with table row {@code row} on {@code core}. */
+    static InstructionShape of(Instruction insn, InstructionParams row, int unfused, CoreParams core,
+                               boolean microFusion, boolean moveElimination) {
+        int fusions = microFusion ? fusions(insn, unfused) : 0;
+        int decode = row.fusedUops() != null && microFusion ? row.fusedUops() : unfused - fusions;
+        int issue = decode + (fusions > 0 && unlaminated(insn, core.unlamination()) ? fusions : 0);
+        boolean noPort = insn.idiom() == Idiom.ZERO || insn.mnemonic().equals("nop");
+        return new InstructionShape(insn.length(), opcodeOffset(insn.bytes()), lengthChanging(insn), decode,
+                Math.min(issue, unfused), decode > 1, decode > core.microcodedAbove(), noPort,
+                moveElimination ? moveRegisterFile(insn) : 0);
+    }
+
+    /** Memory operands the instruction reads (a read-modify-write operand counts once). */
+    static int loads(Instruction insn) {
+        int loads = 0;
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.MemoryOperand m && m.action().readsOldValue()) {
+                loads++;
+            }
+        }
+        return loads;
+    }
+
+    /** Whether the instruction writes memory. */
+    static boolean stores(Instruction insn) {
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.MemoryOperand m && (m.action().write() || m.action().conditionalWrite())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Micro-fusions: a store's address and data micro-ops are one fused micro-op, and so are a load and the
+     * operation that uses it (a read-modify-write has both: four unfused micro-ops, two fused).
+     */
+    static int fusions(Instruction insn, int unfused) {
+        boolean reads = false;
+        boolean writes = false;
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.MemoryOperand m) {
+                reads |= m.action().readsOldValue();
+                writes |= m.action().write() || m.action().conditionalWrite();
+            }
+        }
+        int fusions = 0;
+        if (writes && unfused >= 2) {
+            fusions++;
+        }
+        if (reads && unfused - fusions >= 2) {
+            fusions++;
+        }
+        return fusions;
+    }
+
+    /** Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}). */
+    static boolean unlaminated(Instruction insn, CoreParams.Unlamination rule) {
+        Operand.MemoryOperand memory = null;
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.MemoryOperand m) {
+                memory = m;
+            }
+        }
+        if (rule == CoreParams.Unlamination.NONE || memory == null || !memory.index().isPresent()) {
+            return false;
+        }
+        if (rule == CoreParams.Unlamination.INDEXED) {
+            return true;
+        }
+        List<Operand> visible = insn.visibleOperands();
+        boolean destructive = visible.size() == 2 && visible.get(0) instanceof Operand.RegisterOperand r
+                && r.action().readsOldValue() && r.action().write() && visible.get(1) instanceof Operand.MemoryOperand;
+        return !destructive;
+    }
+
+    /** Bytes before the opcode: legacy prefixes, then REX, or a VEX/EVEX prefix (whose last byte precedes it). */
+    static int opcodeOffset(byte[] bytes) {
+        int k = 0;
+        while (k < bytes.length - 1 && isLegacyPrefix(bytes[k] & 0xff)) {
+            k++;
+        }
+        int b = bytes[k] & 0xff;
+        if ((b & 0xf0) == 0x40 && k < bytes.length - 1) {
+            return k + 1;
+        }
+        int vex = b == 0xc5 ? 2 : b == 0xc4 || b == 0x8f ? 3 : b == 0x62 ? 4 : 0;
+        return vex > 0 && k + vex < bytes.length ? k + vex : k;
+    }
+
+    private static boolean isLegacyPrefix(int b) {
+        return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e
+                || b == 0x26 || b == 0x64 || b == 0x65;
+    }
+
+    /**
+     * A length-changing prefix: an operand-size prefix (66) among the legacy prefixes of an instruction with a
+     * 16-bit immediate, which the prefix shrank from 32 bits ({@code add ax, 0x1234}).
+     */
+    static boolean lengthChanging(Instruction insn) {
+        byte[] bytes = insn.bytes();
+        boolean operandSize = false;
+        for (int k = 0; k < bytes.length && isLegacyPrefix(bytes[k] & 0xff); k++) {
+            operandSize |= (bytes[k] & 0xff) == 0x66;
+        }
+        if (!operandSize) {
+            return false;
+        }
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.ImmediateOperand imm && imm.sizeBits() == 16 && !imm.relative()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Register-to-register moves the renamer can eliminate: {@code mov} of 32- or 64-bit general-purpose
+     * registers (1) and whole-register vector moves (2); 0 for anything else.
+     */
+    static int moveRegisterFile(Instruction insn) {
+        List<Operand> visible = insn.visibleOperands();
+        if (visible.size() != 2 || !(visible.get(0) instanceof Operand.RegisterOperand d)
+                || !(visible.get(1) instanceof Operand.RegisterOperand s)) {
+            return 0;
+        }
+        RegisterClass dc = d.register().registerClass();
+        RegisterClass sc = s.register().registerClass();
+        if (insn.mnemonic().equals("mov") && dc == sc && (dc == RegisterClass.GPR32 || dc == RegisterClass.GPR64)) {
+            return 1;
+        }
+        if (VECTOR_MOVES.contains(insn.mnemonic()) && dc == sc && (dc == RegisterClass.XMM || dc == RegisterClass.YMM)) {
+            return 2;
+        }
+        return 0;
+    }
+}

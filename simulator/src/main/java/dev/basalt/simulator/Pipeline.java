@@ -1,0 +1,639 @@
+package dev.basalt.simulator;
+
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Instruction;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One run of the second-generation machine (DESIGN.md §11), the block repeated back to back from an aligned
+ * address as BHive ran it. Each cycle runs the stages from the back of the pipeline to the front, so that each
+ * sees what the stage before it produced in earlier cycles:
+ * <ol>
+ * <li>{@link #retire}: in program order, up to {@link CoreParams#retireWidth()} fused micro-ops of finished
+ *     instructions;</li>
+ * <li>{@link #execute}: oldest first, every renamed instruction whose sources are ready and whose ports (bound at
+ *     rename) are free; a load of an address an in-flight store wrote gets the data by store forwarding;</li>
+ * <li>{@link #rename}: in order from the micro-op queue, up to {@link CoreParams#issueWidth()} fused micro-ops into
+ *     the reorder buffer and scheduler, binding each unfused micro-op to a port (fewest queued micro-ops, ties to
+ *     the higher port, odd slots to the second least loaded unless 3 or more behind, loads alternating);
+ *     zero idioms and NOPs need no port, and eliminated moves neither port nor latency;</li>
+ * <li>{@link #decode}: from the instruction queue, up to {@link CoreParams#decoders()} instructions — the first on
+ *     the complex decoder, the others only if one fused micro-op — and {@link CoreParams#decodeUops()} micro-ops;
+ *     an instruction of more micro-ops than {@link CoreParams#microcodedAbove()} comes from the microcode sequencer
+ *     after a switch;</li>
+ * <li>{@link #predecode}: the current aligned window of {@link CoreParams#predecodeBytes()} bytes, marking up to
+ *     {@link CoreParams#predecodeWidth()} instructions that end in it; a length-changing prefix stalls it
+ *     {@link CoreParams#lcpPenalty()} cycles, and an instruction whose opcode is still in a window whose five slots
+ *     were used costs one more cycle.</li>
+ * </ol>
+ * The throughput is the steady state's: the cycles between retiring two iterations far apart, divided by the
+ * iterations between them (so the pipeline's fill, which BHive's measurement cancels, does not count).
+ */
+final class Pipeline {
+
+    private final Simulator simulator;
+    private final boolean idealBackEnd;
+    private final SimulatorParams params;
+    private final CoreParams core;
+    private final Simulator.Options options;
+    private final BasicBlock block;
+    private final int n;
+    private final int total;
+    private final int portCount;
+    private final long blockBytes;
+    // Per instruction of the block.
+    private final int[] offset;
+    private final InstructionShape[] shape;
+    private final int[] unfused;
+    private final int[] latency;
+    private final int[] readAdvance;
+    private final int[][] demand;
+    private final int[] start;
+    private final int[] producers;
+    private final boolean[] memorySource;
+    private final boolean[] addressSource;
+    // Load+operation instructions execute in two steps, as their unfused micro-ops do: the load micro-ops
+    // (demand[i][split[i]..]) when the address is ready, the rest (demand[i][..split[i]]) when the loaded data
+    // and the other sources are; opPart and loadPart are the two halves for execution-time port choice.
+    private final boolean[] twoStep;
+    private final int[] split;
+    private final int[][] opPart;
+    private final int[][] loadPart;
+    private final Map<String, Simulator.RowSource> fallbacks = new LinkedHashMap<>();
+    private final int maxDemand;
+    private final int loadGroup;
+    // Per instance j (instruction j % n of iteration j / n): cycle of each stage (Long.MAX_VALUE: not yet; -1:
+    // not modelled), the ports its micro-ops are bound to, whether its move was eliminated.
+    private final long[] predecoded;
+    private final long[] decoded;
+    private final long[] renamed;
+    private final long[] issued;
+    private final long[] done;
+    private final int[] bound;
+    private final boolean[] eliminated;
+    private final long[] loadDone;
+    // Front end.
+    private long window;
+    private int predecodeNext;
+    private int predecodeStall;
+    private int decodeNext;
+    private long microcodeBusyUntil;
+    private int queuedUops;
+    // Renamer and scheduler.
+    private int renameNext;
+    private int renamedSlotsOfCurrent;
+    private int robUops;
+    private int schedUops;
+    private final int[] scheduler;
+    private int schedCount;
+    private final int[] queued;
+    private final int[] queuedAtStart;
+    private int loadTurn;
+    private final int[][] eliminations;
+    private final long[][] eliminationCycle;
+    // Ports.
+    private final long[] portFree;
+    private final long[] portUse;
+    private final long[] portBusy; // per iteration and port: busy cycles of that iteration's micro-ops
+    private final long[] scratch;
+    private final long[] taken;
+    // Retirement.
+    private int nextRetire;
+    private final long[] iterationRetired;
+    private final List<int[]> timeline = new ArrayList<>();
+    private final int timelineSize;
+    private long period = -1;
+    private int periodIterations;
+    private long finalCycles = -1;
+    private int simulatedIterations;
+    private long now;
+
+    /**
+     * @param idealBackEnd whether renaming, execution and retirement take no time and have no limits, so that
+     *                     the run measures what the front end alone delivers (its bound, {@link Bottleneck})
+     */
+    Pipeline(Simulator simulator, BasicBlock block, Simulator.Options options, boolean idealBackEnd) {
+        this.idealBackEnd = idealBackEnd;
+        this.simulator = simulator;
+        this.params = simulator.params();
+        this.core = params.core();
+        this.options = options;
+        this.block = block;
+        this.n = block.size();
+        this.total = n * options.iterations();
+        this.portCount = params.ports().size();
+        this.offset = new int[n];
+        this.shape = new InstructionShape[n];
+        this.unfused = new int[n];
+        this.latency = new int[n];
+        this.readAdvance = new int[n];
+        this.demand = new int[n][];
+        this.twoStep = new boolean[n];
+        this.split = new int[n];
+        this.opPart = new int[n][];
+        this.loadPart = new int[n][];
+        int widest = 0;
+        long bytes = 0;
+        boolean[] stackOp = Simulator.stackOps(block);
+        for (int i = 0; i < n; i++) {
+            Instruction insn = block.instruction(i);
+            Simulator.Resolved r = simulator.resolve(insn.form());
+            if (r.source() != Simulator.RowSource.FORM) {
+                fallbacks.put(insn.form(), r.source());
+            }
+            offset[i] = insn.offset();
+            bytes = Math.max(bytes, insn.offset() + (long) insn.length());
+            int[] ops = simulator.microOps(r.row(), InstructionShape.loads(insn), InstructionShape.stores(insn),
+                    options.stackEngine() && stackOp[i]);
+            unfused[i] = Math.max(1, portMicroOps(ops));
+            shape[i] = InstructionShape.of(insn, r.row(), unfused[i], core, options.microFusion(),
+                    options.moveElimination());
+            latency[i] = r.row().latency();
+            readAdvance[i] = r.row().readAdvance();
+            demand[i] = shape[i].noPort() ? new int[0] : ops;
+            int loads = simulator.hasLoadPorts() ? InstructionShape.loads(insn) : 0;
+            twoStep[i] = loads > 0 && !shape[i].noPort() && portMicroOps(ops) > loads;
+            split[i] = twoStep[i] ? demand[i].length - loads : demand[i].length;
+            opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
+            loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
+            widest = Math.max(widest, demand[i].length);
+        }
+        this.blockBytes = Math.max(1, bytes);
+        this.maxDemand = Math.max(1, widest);
+        this.loadGroup = simulator.groupOf(core.loadPorts());
+        Simulator.Sources src = Simulator.sources(block, options, stackOp);
+        this.start = src.start();
+        this.producers = src.producers();
+        this.memorySource = src.memory();
+        this.addressSource = src.address();
+        this.predecoded = new long[total];
+        this.decoded = new long[total];
+        this.renamed = new long[total];
+        this.issued = new long[total];
+        this.done = new long[total];
+        this.bound = new int[total * maxDemand];
+        this.eliminated = new boolean[total];
+        this.loadDone = new long[total];
+        Arrays.fill(loadDone, Long.MAX_VALUE);
+        Arrays.fill(predecoded, Long.MAX_VALUE);
+        Arrays.fill(decoded, Long.MAX_VALUE);
+        Arrays.fill(issued, -1);
+        Arrays.fill(done, Long.MAX_VALUE);
+        if (!options.frontEnd()) { // every instruction waits in the micro-op queue from the start
+            Arrays.fill(predecoded, -1);
+            Arrays.fill(decoded, -1);
+            predecodeNext = total;
+            decodeNext = total;
+        }
+        this.scheduler = new int[total];
+        this.queued = new int[portCount];
+        this.queuedAtStart = new int[portCount];
+        this.eliminations = new int[3][core.moveEliminationCycles()];
+        this.eliminationCycle = new long[3][core.moveEliminationCycles()];
+        this.portFree = new long[portCount];
+        this.portUse = new long[portCount];
+        this.portBusy = new long[portCount * options.iterations()];
+        this.scratch = new long[portCount];
+        this.taken = new long[portCount];
+        this.iterationRetired = new long[options.iterations()];
+        this.timelineSize = Math.min(total, 64);
+        this.simulatedIterations = options.iterations();
+    }
+
+    /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
+    private static int portMicroOps(int[] demand) {
+        int count = 0;
+        for (int k = 0; k < demand.length; k++) {
+            if (demand[k] < 0) {
+                k++;
+            } else {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** The cycle loop: the stages from the back of the pipeline to the front, once per cycle. */
+    Simulator.Result run() {
+        while (nextRetire < total) {
+            retire();
+            if (finalCycles >= 0) {
+                break;
+            }
+            execute();
+            rename();
+            decode();
+            predecode();
+            tick();
+        }
+        return result();
+    }
+
+    /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
+    void retire() {
+        int slots = idealBackEnd ? Integer.MAX_VALUE : core.retireWidth();
+        while (nextRetire < renameNext && done[nextRetire] <= now && slots > 0) {
+            int uops = shape[nextRetire % n].issueUops();
+            if (uops > slots && slots < core.retireWidth()) {
+                return; // a wide instruction retires at the start of a cycle
+            }
+            slots -= uops;
+            robUops -= uops;
+            int j = nextRetire;
+            if (timeline.size() < timelineSize) {
+                timeline.add(new int[] {j, (int) predecoded[j], (int) decoded[j], (int) renamed[j], (int) issued[j],
+                        (int) done[j], (int) now});
+            }
+            nextRetire++;
+            if (nextRetire % n == 0 && iterationRetired(nextRetire / n - 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
+    private boolean iterationRetired(int k) {
+        iterationRetired[k] = now;
+        // The front end's windows give periods of up to 16 iterations; a shorter one must hold over 48
+        // iterations, so that a run whose true period is 8 is not taken for one of 7 by a few equal deltas.
+        long[] steady = Simulator.steadyPeriod(iterationRetired, k, options.iterations(), 16, 48);
+        if (steady == null) {
+            return false;
+        }
+        period = steady[1];
+        periodIterations = (int) steady[2];
+        finalCycles = steady[0] + 1;
+        simulatedIterations = k + 1;
+        return true;
+    }
+
+    /**
+     * Executes, oldest first, every renamed instruction whose sources are ready and whose ports are free; a
+     * load+operation instruction first its load, then the rest.
+     */
+    void execute() {
+        if (idealBackEnd) {
+            for (int s = 0; s < schedCount; s++) {
+                issued[scheduler[s]] = now;
+                done[scheduler[s]] = now;
+            }
+            schedCount = 0;
+            return;
+        }
+        int keep = 0;
+        for (int s = 0; s < schedCount; s++) {
+            int j = scheduler[s];
+            int i = j % n;
+            if (renamed[j] >= now) {
+                scheduler[keep++] = j;
+            } else if (twoStep[i] && loadDone[j] == Long.MAX_VALUE) {
+                if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
+                    loadDone[j] = now + params.loadLatency();
+                }
+                scheduler[keep++] = j;
+            } else if (ready(j, i, false) && (eliminated[j] || takePorts(j, i, 0, split[i], opPart[i]))) {
+                issued[j] = now;
+                done[j] = eliminated[j] ? now : twoStep[i] ? now + Math.max(1, latency[i] - params.loadLatency())
+                        : now + latency[i];
+                if (!eliminated[j]) {
+                    schedUops -= unfused[i];
+                }
+            } else {
+                scheduler[keep++] = j;
+            }
+        }
+        schedCount = keep;
+    }
+
+    /**
+     * Whether the sources of instance {@code j} are ready. For the load step of a two-step instruction: its
+     * address registers, and a store it reads from (its data arrives by forwarding). For the rest of a two-step
+     * instruction: the loaded data and its other sources. Otherwise: every register producer's result (less the
+     * consumer's read-advance) and the forwarded data of a store.
+     */
+    private boolean ready(int j, int i, boolean loadStep) {
+        if (twoStep[i] && !loadStep && loadDone[j] > now) {
+            return false;
+        }
+        int iteration = j / n;
+        for (int k = start[i]; k < start[i + 1]; k++) {
+            boolean forLoad = memorySource[k] || addressSource[k];
+            if (twoStep[i] && forLoad != loadStep) {
+                continue;
+            }
+            int iter = iteration - producers[2 * k + 1];
+            if (iter < 0) {
+                continue; // the first iteration's loop-carried inputs are ready
+            }
+            int p = iter * n + producers[2 * k];
+            if (memorySource[k]) {
+                if (options.storeForwarding()) {
+                    // The load's data arrives storeForwardLatency after the store completes; it issues so that
+                    // its own load latency ends then.
+                    if (done[p] == Long.MAX_VALUE
+                            || done[p] + core.storeForwardLatency() - params.loadLatency() > now) {
+                        return false;
+                    }
+                } else if (done[p] > now) {
+                    return false;
+                }
+            } else if (done[p] == Long.MAX_VALUE || done[p] - (twoStep[i] ? 0 : readAdvance[i]) > now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Takes the ports of micro-ops {@code from..to} of instance {@code j} this cycle, or nothing: their bound
+     * ports, or any free ones ({@code part}, the same micro-ops, for execution-time choice).
+     */
+    private boolean takePorts(int j, int i, int from, int to, int[] part) {
+        int[] d = demand[i];
+        if (!options.issueTimePorts()) {
+            if (!simulator.reserve(part, portFree, portUse, scratch, now, taken)) {
+                return false;
+            }
+            account(j);
+            return true;
+        }
+        Arrays.fill(taken, 0);
+        for (int k = from; k < to; k++) {
+            int port = bound[j * maxDemand + k];
+            if (portFree[port] > now) {
+                return false;
+            }
+            if (d[k] < 0) {
+                taken[port] += d[++k];
+            } else {
+                taken[port]++;
+            }
+        }
+        for (int p = 0; p < portCount; p++) {
+            if (taken[p] > 0) {
+                portFree[p] = now + taken[p];
+                portUse[p] += taken[p];
+            }
+        }
+        account(j);
+        for (int k = from; k < to; k++) {
+            if (d[k] >= 0) {
+                queued[bound[j * maxDemand + k]]--;
+            } else {
+                k++;
+            }
+        }
+        return true;
+    }
+
+    /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
+    private void account(int j) {
+        int base = (j / n) * portCount;
+        for (int p = 0; p < portCount; p++) {
+            portBusy[base + p] += taken[p];
+        }
+    }
+
+    /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
+    void rename() {
+        int slots = idealBackEnd ? Integer.MAX_VALUE : core.issueWidth();
+        System.arraycopy(queued, 0, queuedAtStart, 0, portCount); // binding sees the counts of the cycle's start
+        while (renameNext < total && slots > 0 && decoded[renameNext] < now) {
+            int j = renameNext;
+            int i = j % n;
+            int uops = shape[i].issueUops();
+            if (renamedSlotsOfCurrent == 0) {
+                if (uops > slots && uops <= core.issueWidth()) {
+                    return; // an instruction's fused micro-ops issue together
+                }
+                if (!idealBackEnd && !fits(i)) {
+                    return;
+                }
+            }
+            int take = Math.min(slots, uops - renamedSlotsOfCurrent);
+            slots -= take;
+            renamedSlotsOfCurrent += take;
+            if (renamedSlotsOfCurrent < uops) {
+                return; // the rest of this instruction's micro-ops issue next cycle
+            }
+            renamedSlotsOfCurrent = 0;
+            enter(j, i, (idealBackEnd ? 0 : core.issueWidth()) - slots - uops);
+            renameNext++;
+        }
+    }
+
+    /** Whether instruction {@code i} fits in the reorder buffer and scheduler (an empty one takes anything). */
+    private boolean fits(int i) {
+        boolean robFull = robUops > 0 && robUops + shape[i].issueUops() > params.robSize();
+        boolean schedulerFull = !shape[i].noPort() && schedUops > 0
+                && schedUops + unfused[i] > params.schedulerSize();
+        return !robFull && !schedulerFull;
+    }
+
+    /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
+    private void enter(int j, int i, int slot) {
+        renamed[j] = now;
+        robUops += shape[i].issueUops();
+        if (options.frontEnd()) {
+            queuedUops -= shape[i].decodeUops();
+        }
+        if (shape[i].noPort()) {
+            issued[j] = now;
+            done[j] = now;
+            return;
+        }
+        scheduler[schedCount++] = j;
+        int file = shape[i].moveRegisterFile();
+        if (file > 0 && eliminate(file)) {
+            eliminated[j] = true;
+            return;
+        }
+        schedUops += unfused[i];
+        if (options.issueTimePorts()) {
+            int[] d = demand[i];
+            for (int k = 0; k < d.length; k++) {
+                if (d[k] < 0) {
+                    bound[j * maxDemand + k] = -d[k] - 1;
+                    k++;
+                } else {
+                    int port = bindPort(d[k], slot);
+                    bound[j * maxDemand + k] = port;
+                    queued[port]++;
+                }
+            }
+        }
+    }
+
+    /** Whether a move-elimination slot of register file {@code file} is free this cycle (and takes it). */
+    private boolean eliminate(int file) {
+        int[] count = eliminations[file];
+        long[] cycle = eliminationCycle[file];
+        int used = 0;
+        for (int c = 0; c < count.length; c++) {
+            if (cycle[c] > now - count.length) {
+                used += count[c];
+            }
+        }
+        if (used >= core.moveEliminationSlots()) {
+            return false;
+        }
+        int at = (int) (now % count.length);
+        if (cycle[at] != now) {
+            cycle[at] = now;
+            count[at] = 0;
+        }
+        count[at]++;
+        return true;
+    }
+
+    /**
+     * The port a micro-op of port group {@code group} is bound to at renamer slot {@code slot} (that of its
+     * instruction's first fused micro-op in this cycle): loads alternate; otherwise the port with the fewest
+     * queued micro-ops at the start of the cycle (ties to the higher port), except that odd slots take
+     * the second least loaded unless it has 3 or more micro-ops more.
+     */
+    private int bindPort(int group, int slot) {
+        int[] members = simulator.members(group);
+        if (members.length == 1) {
+            return members[0];
+        }
+        if (group == loadGroup) {
+            return members[loadTurn++ % members.length];
+        }
+        int best = -1;
+        int second = -1;
+        for (int port : members) { // members ascend, so >= prefers the higher port on ties
+            if (best < 0 || queuedAtStart[port] <= queuedAtStart[best]) {
+                second = best;
+                best = port;
+            } else if (second < 0 || queuedAtStart[port] <= queuedAtStart[second]) {
+                second = port;
+            }
+        }
+        return slot % 2 == 1 && queuedAtStart[second] - queuedAtStart[best] < 3 ? second : best;
+    }
+
+    /** Decodes from the instruction queue into the micro-op queue (see the class description). */
+    void decode() {
+        if (!options.frontEnd() || microcodeBusyUntil > now) {
+            return;
+        }
+        int count = 0;
+        int uops = 0;
+        while (decodeNext < predecodeNext && count < core.decoders() && predecoded[decodeNext] < now) {
+            InstructionShape s = shape[decodeNext % n];
+            int u = s.decodeUops();
+            if (queuedUops + u > core.uopQueue() && queuedUops > 0) {
+                return;
+            }
+            if (s.microcoded()) {
+                if (count > 0) {
+                    return;
+                }
+                // Switch to the microcode sequencer and back; it delivers msUopsPerCycle micro-ops a cycle.
+                long last = now + core.msSwitchCycles() + (u + core.msUopsPerCycle() - 1) / core.msUopsPerCycle() - 1;
+                decoded[decodeNext++] = last;
+                queuedUops += u;
+                microcodeBusyUntil = last + 1;
+                return;
+            }
+            if (count > 0 && (s.complex() || uops + u > core.decodeUops())) {
+                return;
+            }
+            decoded[decodeNext++] = now;
+            queuedUops += u;
+            uops += u;
+            count++;
+        }
+    }
+
+    /** Predecodes from the current aligned window into the instruction queue (see the class description). */
+    void predecode() {
+        if (predecodeNext >= total) {
+            return;
+        }
+        if (predecodeStall > 0) {
+            predecodeStall--;
+            return;
+        }
+        long windowEnd = (window + 1) * core.predecodeBytes();
+        int marked = 0;
+        while (predecodeNext < total && marked < core.predecodeWidth()
+                && predecodeNext - decodeNext < core.instructionQueue() && end(predecodeNext) < windowEnd) {
+            predecoded[predecodeNext] = now;
+            if (shape[predecodeNext % n].lengthChanging()) {
+                predecodeStall += core.lcpPenalty();
+            }
+            predecodeNext++;
+            marked++;
+        }
+        if (predecodeNext >= total || end(predecodeNext) >= windowEnd) {
+            if (marked == core.predecodeWidth() && predecodeNext < total
+                    && address(predecodeNext) + shape[predecodeNext % n].opcodeOffset() < windowEnd) {
+                predecodeStall++; // its opcode is in this window, but all its slots are used
+            }
+            window++;
+        }
+    }
+
+    /** Address of instance {@code j}'s first byte (block start at 0, aligned). */
+    private long address(int j) {
+        return (j / n) * blockBytes + offset[j % n];
+    }
+
+    /** Address of instance {@code j}'s last byte. */
+    private long end(int j) {
+        return address(j) + shape[j % n].length() - 1;
+    }
+
+    /** Ends the cycle. */
+    void tick() {
+        now++;
+        if (now > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
+            throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
+        }
+    }
+
+    /** The statistics: steady-state cycles per iteration, and per simulated iteration port use and waiting. */
+    Simulator.Result result() {
+        long totalCycles = finalCycles >= 0 ? finalCycles : now;
+        double iterations = simulatedIterations;
+        double[] portCycles = new double[portCount];
+        for (int k = 0; k < simulatedIterations; k++) {
+            for (int p = 0; p < portCount; p++) {
+                portCycles[p] += portBusy[k * portCount + p] / iterations;
+            }
+        }
+        double[] wait = new double[n];
+        for (int j = 0; j < simulatedIterations * n; j++) {
+            wait[j % n] += (issued[j] - renamed[j]) / iterations;
+        }
+        return new Simulator.Result(cyclesPerIteration(totalCycles), totalCycles, portCycles, wait, fallbacks,
+                timeline);
+    }
+
+    /**
+     * Steady-state cycles per iteration: the detected period, else the cycles between the retirement of the last
+     * iteration and one a multiple of 16 iterations before it, at least a quarter of the way in (so that the
+     * fill does not count), else (a run of few iterations) the total per iteration.
+     */
+    private double cyclesPerIteration(long totalCycles) {
+        if (period > 0) {
+            return period / (double) periodIterations;
+        }
+        int last = options.iterations() - 1;
+        int span = (last - last / 4) / 16 * 16; // a multiple of every period the 16-byte windows cause
+        if (span >= 16) {
+            return (iterationRetired[last] - iterationRetired[last - span]) / (double) span;
+        }
+        if (last >= 8) {
+            return (iterationRetired[last] - iterationRetired[last / 4]) / (double) (last - last / 4);
+        }
+        return totalCycles / (double) options.iterations();
+    }
+}
