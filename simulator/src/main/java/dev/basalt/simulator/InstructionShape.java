@@ -42,6 +42,57 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
                 moveElimination ? moveRegisterFile(insn) : 0);
     }
 
+    /**
+     * Which instructions get a stack-synchronisation micro-op (DESIGN.md §11, uiCA §4): with the stack engine,
+     * push, pop, call and ret change {@code rsp} by an offset the engine keeps; the next instruction that uses
+     * {@code rsp} otherwise (as an operand or an address register) first needs a micro-op that adds the offset
+     * to the register. The block repeats, so the state at its start is the one at its end.
+     */
+    static boolean[] stackSyncs(dev.basalt.decoder.BasicBlock block, boolean[] stackOp) {
+        int n = block.size();
+        boolean[] sync = new boolean[n];
+        boolean pending = false;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                if (stackOp[i]) {
+                    pending = true;
+                } else if (usesStackPointer(block.instruction(i))) {
+                    sync[i] = pending;
+                    pending = false;
+                }
+            }
+        }
+        return sync;
+    }
+
+    /** Whether the instruction writes {@code rsp} as an operand (not through the stack engine). */
+    static boolean writesStackPointer(Instruction insn) {
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.RegisterOperand r && r.register().enclosingName().equals("rsp")
+                    && (r.action().write() || r.action().conditionalWrite())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean usesStackPointer(Instruction insn) {
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.RegisterOperand r && r.register().enclosingName().equals("rsp")) {
+                return true;
+            }
+            if (op instanceof Operand.MemoryOperand m && (m.base().enclosingName().equals("rsp")
+                    || m.index().enclosingName().equals("rsp"))) {
+                return true;
+            }
+            if (op instanceof Operand.AddressOperand a && (a.base().enclosingName().equals("rsp")
+                    || a.index().enclosingName().equals("rsp"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Memory operands the instruction reads (a read-modify-write operand counts once). */
     static int loads(Instruction insn) {
         int loads = 0;

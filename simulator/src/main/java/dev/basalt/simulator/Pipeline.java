@@ -53,10 +53,15 @@ final class Pipeline {
     private final int[] latency;
     private final int[] readAdvance;
     private final int[][] demand;
+    private final int[] issueSlots; // fused micro-ops at the renamer and in the reorder buffer
     private final int[] start;
     private final int[] producers;
     private final boolean[] memorySource;
     private final boolean[] addressSource;
+    private final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
+    // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
+    // their rsp arrives a cycle later.
+    private final boolean[] stackSync;
     // Load+operation instructions execute in two steps, as their unfused micro-ops do: the load micro-ops
     // (demand[i][split[i]..]) when the address is ready, the rest (demand[i][..split[i]]) when the loaded data
     // and the other sources are; opPart and loadPart are the two halves for execution-time port choice.
@@ -133,6 +138,7 @@ final class Pipeline {
         this.latency = new int[n];
         this.readAdvance = new int[n];
         this.demand = new int[n][];
+        this.issueSlots = new int[n];
         this.twoStep = new boolean[n];
         this.split = new int[n];
         this.opPart = new int[n][];
@@ -140,6 +146,8 @@ final class Pipeline {
         int widest = 0;
         long bytes = 0;
         boolean[] stackOp = Simulator.stackOps(block);
+        this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(block, stackOp) : new boolean[n];
+        int alu = simulator.aluGroup();
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             Simulator.Resolved r = simulator.resolve(insn.form());
@@ -150,9 +158,16 @@ final class Pipeline {
             bytes = Math.max(bytes, insn.offset() + (long) insn.length());
             int[] ops = simulator.microOps(r.row(), InstructionShape.loads(insn), InstructionShape.stores(insn),
                     options.stackEngine() && stackOp[i]);
+            if (stackSync[i] && alu >= 0) { // the sync micro-op, on an ALU port, before the rest
+                int[] withSync = new int[ops.length + 1];
+                withSync[0] = alu;
+                System.arraycopy(ops, 0, withSync, 1, ops.length);
+                ops = withSync;
+            }
             unfused[i] = Math.max(1, portMicroOps(ops));
-            shape[i] = InstructionShape.of(insn, r.row(), unfused[i], core, options.microFusion(),
-                    options.moveElimination());
+            shape[i] = InstructionShape.of(insn, r.row(), Math.max(1, unfused[i] - (stackSync[i] ? 1 : 0)), core,
+                    options.microFusion(), options.moveElimination());
+            issueSlots[i] = shape[i].issueUops() + (stackSync[i] ? 1 : 0);
             latency[i] = r.row().latency();
             readAdvance[i] = r.row().readAdvance();
             demand[i] = shape[i].noPort() ? new int[0] : ops;
@@ -171,6 +186,17 @@ final class Pipeline {
         this.producers = src.producers();
         this.memorySource = src.memory();
         this.addressSource = src.address();
+        this.syncProducer = new int[n];
+        for (int i = 0; i < n; i++) {
+            syncProducer[i] = -1;
+            for (int back = 1; back <= n && stackSync[i]; back++) {
+                int q = ((i - back) % n + n) % n;
+                if (!stackOp[q] && InstructionShape.writesStackPointer(block.instruction(q))) {
+                    syncProducer[i] = q;
+                    break;
+                }
+            }
+        }
         this.predecoded = new long[total];
         this.decoded = new long[total];
         this.renamed = new long[total];
@@ -238,7 +264,7 @@ final class Pipeline {
     void retire() {
         int slots = idealBackEnd ? Integer.MAX_VALUE : core.retireWidth();
         while (nextRetire < renameNext && done[nextRetire] <= now && slots > 0) {
-            int uops = shape[nextRetire % n].issueUops();
+            int uops = issueSlots[nextRetire % n];
             if (uops > slots && slots < core.retireWidth()) {
                 return; // a wide instruction retires at the start of a cycle
             }
@@ -346,6 +372,14 @@ final class Pipeline {
                 return false;
             }
         }
+        if (stackSync[i] && syncProducer[i] >= 0 && !(twoStep[i] && !loadStep)) {
+            // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
+            int iter = iteration - (syncProducer[i] >= i ? 1 : 0);
+            if (iter >= 0) {
+                long d = done[iter * n + syncProducer[i]];
+                return d != Long.MAX_VALUE && d + 1 <= now;
+            }
+        }
         return true;
     }
 
@@ -406,7 +440,7 @@ final class Pipeline {
         while (renameNext < total && slots > 0 && decoded[renameNext] < now) {
             int j = renameNext;
             int i = j % n;
-            int uops = shape[i].issueUops();
+            int uops = issueSlots[i];
             if (renamedSlotsOfCurrent == 0) {
                 if (uops > slots && uops <= core.issueWidth()) {
                     return; // an instruction's fused micro-ops issue together
@@ -429,7 +463,7 @@ final class Pipeline {
 
     /** Whether instruction {@code i} fits in the reorder buffer and scheduler (an empty one takes anything). */
     private boolean fits(int i) {
-        boolean robFull = robUops > 0 && robUops + shape[i].issueUops() > params.robSize();
+        boolean robFull = robUops > 0 && robUops + issueSlots[i] > params.robSize();
         boolean schedulerFull = !shape[i].noPort() && schedUops > 0
                 && schedUops + unfused[i] > params.schedulerSize();
         return !robFull && !schedulerFull;
@@ -438,7 +472,7 @@ final class Pipeline {
     /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
     private void enter(int j, int i, int slot) {
         renamed[j] = now;
-        robUops += shape[i].issueUops();
+        robUops += issueSlots[i];
         if (options.frontEnd()) {
             queuedUops -= shape[i].decodeUops();
         }

@@ -347,9 +347,10 @@ public final class Simulator {
      * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
      * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is
      * memory (a store the load reads from) at {@code memory[k]}, and whether it is a register the consumer reads
-     * as an address (base or index of a memory operand) at {@code address[k]}.
+     * as an address (base or index of a memory operand) at {@code address[k]}, and whether it is {@code rsp} at
+     * {@code stackPointer[k]}.
      */
-    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address) {
+    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] stackPointer) {
     }
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
@@ -391,6 +392,7 @@ public final class Simulator {
         int[] prod = new int[2 * sources.size()];
         boolean[] memory = new boolean[sources.size()];
         boolean[] address = new boolean[sources.size()];
+        boolean[] stackPointer = new boolean[sources.size()];
         int[] fill = Arrays.copyOf(prodCount, n);
         for (Dependency d : sources) {
             int at = fill[d.consumer()]++;
@@ -399,8 +401,9 @@ public final class Simulator {
             memory[at] = d.resource().kind() == Resource.Kind.MEMORY;
             address[at] = d.resource().kind() == Resource.Kind.REGISTER
                     && readsAsAddress(block.instruction(d.consumer()), d.resource().name());
+            stackPointer[at] = d.resource().kind() == Resource.Kind.REGISTER && d.resource().name().equals("rsp");
         }
-        return new Sources(prodCount, prod, memory, address);
+        return new Sources(prodCount, prod, memory, address, stackPointer);
     }
 
     /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
@@ -482,6 +485,12 @@ public final class Simulator {
     /** The member ports of port group {@code group} (an index from {@link #demand}). */
     int[] members(int group) {
         return groupList.get(group);
+    }
+
+    /** The port demand of one integer ALU micro-op (the generic row's first group), or -1 when it has none. */
+    int aluGroup() {
+        int[] d = demands.get(params.generic());
+        return d.length > 0 && d[0] >= 0 ? d[0] : -1;
     }
 
     /** Whether the CPU names its load ports, so that {@link #microOps} rebuilds memory micro-ops. */
