@@ -147,7 +147,8 @@ final class TuneCommand implements Callable<Integer> {
                         s.batchInstructions(), s.clipNorm(), s.patience(), s.seed()),
                 new ParameterLearner.Settings(learningRate, learnEpochs, defaults.learner().batchInstructions(),
                         defaults.learner().patience(), defaults.learner().seed(), defaults.learner().shrink()),
-                new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(), defaults.refiner().minGain())));
+                new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(), defaults.refiner().minGain(),
+                        defaults.refiner().shrinkage())));
         Path workDir = work != null ? work
                 : (out.toAbsolutePath().getParent() == null ? Path.of(".") : out.toAbsolutePath().getParent())
                         .resolve("basalt-tune-work");
@@ -197,10 +198,36 @@ final class TuneCommand implements Callable<Integer> {
         }
         provenance = provenance.with("tuningMinutes", minutes).with("changedRows", report.changes().size());
         report.tuned().withProvenance(provenance).write(out);
+        Path changes = out.resolveSibling(out.getFileName() + ".changes.md");
+        String md = changesMarkdown(uarch, report);
+        dev.basalt.core.AtomicFiles.writeString(changes, md);
+        o.printf("every change over 2x, with its evidence: %s%n", changes);
         o.printf(Locale.ROOT, "wrote %s (%.1f min: %s)%n", out, minutes, report.minutes().entrySet().stream()
                 .map(e -> String.format(Locale.ROOT, "%s %.1f", e.getKey(), e.getValue()))
                 .reduce((a, b) -> a + ", " + b).orElse(""));
         return 0;
+    }
+
+    /**
+     * Every row change of more than 2× (a latency, read-advance or port count doubled or halved), with the
+     * training blocks that use the form and the held-out gain that justified it, as a Markdown table.
+     */
+    static String changesMarkdown(Microarchitecture uarch, Tuner.Report report) {
+        StringBuilder sb = new StringBuilder();
+        List<Tuner.Change> big = report.changes().stream().filter(Tuner.Change::moreThanDoubled).toList();
+        sb.append(String.format(Locale.ROOT, "### %s: %d rows changed, %d of them by more than 2x%n%n",
+                uarch.llvmName(), report.changes().size(), big.size()));
+        sb.append("| form | training blocks | before | after | training error (sum of APE) | held-out blocks "
+                + "| held-out error (sum of APE) |\n|---|---:|---|---|---|---:|---|\n");
+        for (Tuner.Change c : big) {
+            SimulatorRefiner.Evidence e = c.evidence();
+            sb.append(String.format(Locale.ROOT, "| `%s` | %d | %s | %s | %s | %s | %s |%n", c.form(), c.blocks(),
+                    row(c.before()), row(c.after()),
+                    e == null ? "-" : String.format(Locale.ROOT, "%.3f → %.3f", e.trainBefore(), e.trainAfter()),
+                    e == null ? "-" : String.valueOf(e.heldOutBlocks()),
+                    e == null ? "-" : String.format(Locale.ROOT, "%.3f → %.3f", e.heldOutBefore(), e.heldOutAfter())));
+        }
+        return sb.toString();
     }
 
     static String row(dev.basalt.simulator.InstructionParams r) {

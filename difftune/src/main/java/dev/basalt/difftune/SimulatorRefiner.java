@@ -41,11 +41,21 @@ public final class SimulatorRefiner {
      * @param minBlocks a form must appear in at least this many training blocks to be changed (fewer is
      *                  fitting noise)
      * @param minGain   a change must lower the summed relative error of the form's blocks by this share
+     * @param shrinkage the evidence a change must bring per unit of distance from the imported row (summed
+     *                  relative error per doubling of a value): a form few blocks use stays near its default
      */
-    public record Settings(int passes, int minBlocks, double minGain) {
+    public record Settings(int passes, int minBlocks, double minGain, double shrinkage) {
         public static Settings defaults() {
-            return new Settings(3, 3, 0.002);
+            return new Settings(3, 3, 0.002, 0.1);
         }
+    }
+
+    /**
+     * Why a row changed: the training blocks that use the form, their summed relative error before and after,
+     * and the same on the held-out (validation) blocks that use it, which must have improved too.
+     */
+    public record Evidence(String form, int trainBlocks, double trainBefore, double trainAfter, int heldOutBlocks,
+                           double heldOutBefore, double heldOutAfter) {
     }
 
     /** Per pass: the training and validation MAPE after it, and the rows changed. */
@@ -55,11 +65,17 @@ public final class SimulatorRefiner {
     private final Settings settings;
     private final Simulator.Options options;
     private final SimulatorParams defaults;
+    private final Map<String, Evidence> evidence = new TreeMap<>();
 
     public SimulatorRefiner(Settings settings, Simulator.Options options, SimulatorParams defaults) {
         this.settings = settings;
         this.options = options;
         this.defaults = defaults;
+    }
+
+    /** The evidence of every row the last {@link #refine} changed, by form (the latest change of each). */
+    public Map<String, Evidence> evidence() {
+        return java.util.Collections.unmodifiableMap(evidence);
     }
 
     /** Real-simulator predictions of {@code blocks} with {@code table} (in parallel, in block order). */
@@ -99,6 +115,16 @@ public final class SimulatorRefiner {
                 users.computeIfAbsent(f, k -> new ArrayList<>()).add(b);
             }
         }
+        Map<String, List<Integer>> heldOutUsers = new TreeMap<>();
+        Map<String, Instruction> example = new TreeMap<>();
+        for (int b = 0; b < validation.size(); b++) {
+            for (String f : new LinkedHashSet<>(validation.get(b).instructions().stream().map(Instruction::form)
+                    .toList())) {
+                heldOutUsers.computeIfAbsent(f, k -> new ArrayList<>()).add(b);
+            }
+        }
+        train.forEach(b -> b.instructions().forEach(i -> example.putIfAbsent(i.form(), i)));
+        evidence.clear();
         List<String> forms = new ArrayList<>(users.keySet());
         forms.sort(Comparator.comparingInt((String f) -> -users.get(f).size()).thenComparing(f -> f));
         // Families: every form of a mnemonic (in the table or in the blocks) moves together, so that forms too
@@ -118,6 +144,9 @@ public final class SimulatorRefiner {
                 .forEach(fs -> units.add(List.copyOf(fs)));
         forms.forEach(f -> units.add(List.of(f)));
         Simulator defaultResolver = new Simulator(defaults);
+        dev.basalt.simulator.CoreParams core = defaults.core();
+        String memoryPorts = options.secondGeneration() && !core.loadPorts().isEmpty()
+                ? core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts() : "";
         SimulatorParams best = start;
         double bestValidation = Metrics.mape(simulate(start, validation, options), validationMeasured);
         SimulatorParams current = start;
@@ -142,7 +171,8 @@ public final class SimulatorRefiner {
                 if (unit.size() == 1) {
                     String form = unit.get(0);
                     InstructionParams row = now.get(form);
-                    List<InstructionParams> c = candidates(row, defaultResolver.resolve(form).row());
+                    List<InstructionParams> c = candidates(row, defaultResolver.resolve(form).row(),
+                            options.secondGeneration());
                     if (proposer != null) {
                         InstructionParams proposed = proposer.resolve(form).row();
                         if (!proposed.equals(row) && !c.contains(proposed)) {
@@ -153,10 +183,15 @@ public final class SimulatorRefiner {
                 } else {
                     candidates.addAll(familyCandidates(now));
                 }
+                // Only physically plausible rows (Plausibility), each paying for its distance from the default.
+                candidates.removeIf(c -> c.entrySet().stream().anyMatch(e -> !Plausibility.allowed(e.getKey(),
+                        example.get(e.getKey()), e.getValue(), defaultResolver.resolve(e.getKey()).row(),
+                        defaults.loadLatency(), memoryPorts, options.secondGeneration())));
                 double before = 0;
                 for (int b : used) {
                     before += Metrics.ape(predicted[b], trainMeasured[b]);
                 }
+                double beforeCost = before + settings.shrinkage() * distance(now, defaultResolver);
                 List<BasicBlock> blocks = used.stream().map(train::get).toList();
                 SimulatorParams base = current;
                 Map<String, InstructionParams> baseRows = rows;
@@ -166,19 +201,41 @@ public final class SimulatorRefiner {
                     Simulator sim = new Simulator(base.withForms(r));
                     return blocks.stream().mapToDouble(b -> sim.run(b, options).cyclesPerIteration()).toArray();
                 }).toArray(double[][]::new);
-                int pick = -1;
-                double pickLoss = before * (1 - settings.minGain());
+                // Candidates by penalised training loss, best first; the first whose held-out blocks also
+                // improve is taken.
+                List<Integer> order = new ArrayList<>();
+                double[] cost = new double[candidates.size()];
+                double[] trainLoss = new double[candidates.size()];
                 for (int c = 0; c < candidates.size(); c++) {
                     double loss = 0;
                     for (int k = 0; k < used.size(); k++) {
                         loss += Metrics.ape(results[c][k], trainMeasured[used.get(k)]);
                     }
-                    if (loss < pickLoss - 1e-12) {
-                        pickLoss = loss;
+                    Map<String, InstructionParams> after = new LinkedHashMap<>(now);
+                    after.putAll(candidates.get(c));
+                    trainLoss[c] = loss;
+                    cost[c] = loss + settings.shrinkage() * distance(after, defaultResolver);
+                    if (cost[c] < beforeCost - before * settings.minGain() - 1e-12) {
+                        order.add(c);
+                    }
+                }
+                order.sort(Comparator.comparingDouble((Integer c) -> cost[c]).thenComparingInt(c -> c));
+                List<Integer> heldOut = usersOf(unit, heldOutUsers);
+                int pick = -1;
+                double[] heldOutLoss = null;
+                for (int c : order.subList(0, Math.min(3, order.size()))) {
+                    heldOutLoss = heldOutLoss(heldOut, validation, validationMeasured, current, rows,
+                            candidates.get(c));
+                    if (heldOutLoss != null && heldOutLoss[1] < heldOutLoss[0] - 1e-12) {
                         pick = c;
+                        break;
                     }
                 }
                 if (pick >= 0) {
+                    for (String f : candidates.get(pick).keySet()) {
+                        evidence.put(f, new Evidence(f, users.getOrDefault(f, List.of()).size(), before,
+                                trainLoss[pick], heldOut.size(), heldOutLoss[0], heldOutLoss[1]));
+                    }
                     rows.putAll(candidates.get(pick));
                     current = current.withForms(rows);
                     for (int k = 0; k < used.size(); k++) {
@@ -202,6 +259,111 @@ public final class SimulatorRefiner {
             }
         }
         return best;
+    }
+
+    /**
+     * Tunes the machine-wide parameters whose values the public descriptions leave open (store-forwarding
+     * latency, move-elimination slots and window, microcode-sequencer switch, length-changing-prefix stall), one
+     * value ±1 at a time, keeping a change only when it lowers both the training and the validation MAPE.
+     *
+     * @param onChange called with a line per accepted change
+     */
+    public SimulatorParams refineCore(SimulatorParams table, List<BasicBlock> train, double[] trainMeasured,
+                                      List<BasicBlock> validation, double[] validationMeasured,
+                                      Consumer<String> onChange) {
+        if (!options.secondGeneration()) {
+            return table;
+        }
+        SimulatorParams current = table;
+        double trainMape = Metrics.mape(simulate(current, train, options), trainMeasured);
+        double validationMape = Metrics.mape(simulate(current, validation, options), validationMeasured);
+        boolean improved = true;
+        for (int round = 0; round < 3 && improved; round++) {
+            improved = false;
+            for (int which = 0; which < 5; which++) {
+                for (int delta : new int[] {-1, 1}) {
+                    dev.basalt.simulator.CoreParams c = current.core();
+                    int[] v = {c.storeForwardLatency(), c.moveEliminationSlots(), c.moveEliminationCycles(),
+                            c.msSwitchCycles(), c.lcpPenalty()};
+                    v[which] += delta;
+                    if (v[which] < (which == 2 ? 1 : 0) || v[which] > 12) {
+                        continue;
+                    }
+                    dev.basalt.simulator.CoreParams changed = new dev.basalt.simulator.CoreParams(c.predecodeBytes(),
+                            c.predecodeWidth(), v[4], c.instructionQueue(), c.decoders(), c.decodeUops(), v[3],
+                            c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(),
+                            v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),
+                            c.storeDataPorts());
+                    SimulatorParams candidate = current.withCore(changed);
+                    double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
+                    if (t >= trainMape - 1e-6) {
+                        continue;
+                    }
+                    double val = Metrics.mape(simulate(candidate, validation, options), validationMeasured);
+                    if (val < validationMape - 1e-6) {
+                        onChange.accept(String.format(java.util.Locale.ROOT,
+                                "core %s %d -> %d: training MAPE %.2f%% -> %.2f%%, validation %.2f%% -> %.2f%%",
+                                CORE_NAMES[which], which == 0 ? c.storeForwardLatency() : which == 1
+                                        ? c.moveEliminationSlots() : which == 2 ? c.moveEliminationCycles()
+                                        : which == 3 ? c.msSwitchCycles() : c.lcpPenalty(), v[which],
+                                100 * trainMape, 100 * t, 100 * validationMape, 100 * val));
+                        current = candidate;
+                        trainMape = t;
+                        validationMape = val;
+                        improved = true;
+                    }
+                }
+            }
+        }
+        return current;
+    }
+
+    private static final String[] CORE_NAMES = {"storeForwardLatency", "moveEliminationSlots",
+            "moveEliminationCycles", "msSwitchCycles", "lcpPenalty"};
+
+    /**
+     * The held-out evidence for a change: the summed relative error of the validation blocks that use the
+     * changed forms, with the current rows and with {@code change}; null when no held-out block uses them.
+     */
+    private double[] heldOutLoss(List<Integer> heldOut, List<BasicBlock> validation, double[] measured,
+                                 SimulatorParams current, Map<String, InstructionParams> rows,
+                                 Map<String, InstructionParams> change) {
+        if (heldOut.isEmpty()) {
+            return null;
+        }
+        Map<String, InstructionParams> changed = new LinkedHashMap<>(rows);
+        changed.putAll(change);
+        Simulator before = new Simulator(current.withForms(rows));
+        Simulator after = new Simulator(current.withForms(changed));
+        double[] loss = new double[2];
+        for (int b : heldOut) {
+            loss[0] += Metrics.ape(before.run(validation.get(b), options).cyclesPerIteration(), measured[b]);
+            loss[1] += Metrics.ape(after.run(validation.get(b), options).cyclesPerIteration(), measured[b]);
+        }
+        return loss;
+    }
+
+    /**
+     * How far rows are from their defaults: summed over every value (latency, read-advance, each port group's
+     * cycles) of |log2((value + 1) / (default + 1))|, so doubling a latency of 3 costs 0.87 and one of 20 about 1.
+     */
+    static double distance(Map<String, InstructionParams> rows, Simulator defaults) {
+        double d = 0;
+        for (Map.Entry<String, InstructionParams> e : rows.entrySet()) {
+            InstructionParams r = e.getValue();
+            InstructionParams o = defaults.resolve(e.getKey()).row();
+            d += logRatio(r.latency(), o.latency()) + logRatio(r.readAdvance(), o.readAdvance());
+            java.util.Set<String> groups = new java.util.TreeSet<>(r.ports().keySet());
+            groups.addAll(o.ports().keySet());
+            for (String g : groups) {
+                d += logRatio(r.ports().getOrDefault(g, 0), o.ports().getOrDefault(g, 0));
+            }
+        }
+        return d;
+    }
+
+    private static double logRatio(int a, int b) {
+        return Math.abs(Math.log((a + 1.0) / (b + 1.0)) / Math.log(2));
     }
 
     /**
@@ -269,14 +431,17 @@ public final class SimulatorRefiner {
         return out.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** Rows one move away from {@code row} (one value changed), and the default row. */
-    static List<InstructionParams> candidates(InstructionParams row, InstructionParams defaultRow) {
+    /**
+     * Rows one move away from {@code row} (one value changed), and the default row. The second-generation
+     * machine counts micro-ops from the port groups, so {@code fixedUops} leaves the row's micro-op count.
+     */
+    static List<InstructionParams> candidates(InstructionParams row, InstructionParams defaultRow, boolean fixedUops) {
         LinkedHashSet<InstructionParams> out = new LinkedHashSet<>();
         int lat = row.latency();
         for (int l : moves(lat, 0, ParameterLayout.MAX_LATENCY)) {
             out.add(new InstructionParams(row.uops(), l, row.readAdvance(), row.ports()));
         }
-        for (int u : moves(row.uops(), 1, ParameterLayout.MAX_UOPS)) {
+        for (int u : fixedUops ? new int[0] : moves(row.uops(), 1, ParameterLayout.MAX_UOPS)) {
             out.add(new InstructionParams(u, lat, row.readAdvance(), row.ports()));
         }
         for (int a : moves(row.readAdvance(), 0, ParameterLayout.MAX_READ_ADVANCE)) {

@@ -42,7 +42,7 @@ public final class Tuner {
                          ParameterLearner.Settings learner, SimulatorRefiner.Settings refiner) {
         public static Config defaults() {
             return new Config(40_000, 4_000, 1, SurrogateConfig.defaults(),
-                    ParameterLearner.Settings.defaults(), new SimulatorRefiner.Settings(10, 3, 0.002));
+                    ParameterLearner.Settings.defaults(), new SimulatorRefiner.Settings(10, 3, 0.002, 0.1));
         }
     }
 
@@ -50,8 +50,26 @@ public final class Tuner {
     public record Stage(String name, double trainMape, double validationMape, double testMape, double testTau) {
     }
 
-    /** A form whose row changed, with how many training blocks use it. */
-    public record Change(String form, int blocks, InstructionParams before, InstructionParams after, int size) {
+    /**
+     * A form whose row changed, with how many training blocks use it and the refiner's evidence for the change
+     * (null when the refiner did not record one).
+     */
+    public record Change(String form, int blocks, InstructionParams before, InstructionParams after, int size,
+                         SimulatorRefiner.Evidence evidence) {
+
+        /** Whether some value (latency, read-advance, a port group's cycles) at least doubled or halved. */
+        public boolean moreThanDoubled() {
+            java.util.Set<String> groups = new java.util.TreeSet<>(after.ports().keySet());
+            groups.addAll(before.ports().keySet());
+            boolean ports = groups.stream().anyMatch(g -> doubled(before.ports().getOrDefault(g, 0),
+                    after.ports().getOrDefault(g, 0)));
+            return ports || doubled(before.latency(), after.latency())
+                    || doubled(before.readAdvance(), after.readAdvance());
+        }
+
+        private static boolean doubled(int a, int b) {
+            return a != b && (b >= 2 * a || a >= 2 * b);
+        }
     }
 
     /**
@@ -60,8 +78,8 @@ public final class Tuner {
      * @param tuned        the final table (the best stage by validation MAPE)
      * @param fidelityMape surrogate vs simulator MAPE on the held-out samples
      * @param fidelityTau  Kendall's τ between them
-     * @param stages       llvm-mca defaults, surrogate-learned, refined from defaults, and refined from
-     *                     surrogate-learned when that one beat the defaults on validation
+     * @param stages       llvm-mca defaults, surrogate-learned (reported, never chosen: its rows are not held to
+     *                     the plausibility rules) and the physical refinement from the defaults
      * @param changes      changed rows, largest change first
      * @param outOfRange   values of the tuned table outside their valid range (expected empty)
      * @param minutes      wall time per phase
@@ -176,19 +194,20 @@ public final class Tuner {
                 testY, options));
         stages.add(stage("surrogate-learned", learned, trainBlocks, trainY, validationBlocks, validationY, testBlocks,
                 testY, options));
-        // Polish with the real simulator, from the defaults and (when it is better on validation) from the
-        // surrogate's table; the surrogate's rows are candidates in both.
+        // Polish with the real simulator, from the defaults, under the plausibility rules: the surrogate
+        // proposes rows (candidates), the simulator and the held-out blocks decide.
         SimulatorRefiner refiner = new SimulatorRefiner(config.refiner(), options, initial);
         int forms = (int) trainBlocks.stream().flatMap(b -> b.instructions().stream()).map(Instruction::form)
                 .distinct().count();
         Map<String, SimulatorParams> tables = new LinkedHashMap<>();
         tables.put("llvm-mca defaults", initial);
         tables.put("surrogate-learned", learned);
-        List<SimulatorParams> starts = stages.get(1).validationMape() < stages.get(0).validationMape()
-                ? List.of(initial, learned) : List.of(initial);
-        for (SimulatorParams start : starts) {
-            String name = start == initial ? "refined from defaults" : "refined from surrogate-learned";
-            listener.message(name + ": real-simulator search (the surrogate-learned rows are candidates too)");
+        for (SimulatorParams start : List.of(initial)) {
+            String name = "refined from defaults";
+            listener.message(name + ": machine-wide parameters, then the real-simulator search over forms (the "
+                    + "surrogate-learned rows are candidates too)");
+            start = refiner.refineCore(start, trainBlocks, trainY, validationBlocks, validationY,
+                    line -> listener.message("  " + line));
             listener.phase(name, (long) forms * config.refiner().passes());
             int[] pass = {0};
             SimulatorParams refined = refiner.refine(start, learned, trainBlocks, trainY, validationBlocks,
@@ -204,7 +223,8 @@ public final class Tuner {
         }
         minutes.put("refinement", since(t0));
 
-        Stage best = stages.stream().min(Comparator.comparingDouble(Stage::validationMape)).orElseThrow();
+        Stage best = stages.stream().filter(s -> !s.name().equals("surrogate-learned"))
+                .min(Comparator.comparingDouble(Stage::validationMape)).orElseThrow();
         SimulatorParams chosen = tables.get(best.name());
         Map<String, Object> provenance = new LinkedHashMap<>();
         provenance.put("tunedFrom", initial.provenance().detail("source").orElse("llvm-mca defaults"));
@@ -221,8 +241,8 @@ public final class Tuner {
         // The caller (basalt tune) adds the command, the data and the seed; the tuner says what it did.
         SimulatorParams tuned = chosen.withProvenance(dev.basalt.core.Provenance.of(provenance)
                 .withSeed(config.seed()));
-        return new Report(uarch, tuned, fidelity, fidelityTau, stages, changes(initial, tuned, trainBlocks),
-                ParameterLayout.outOfRange(tuned), minutes);
+        return new Report(uarch, tuned, fidelity, fidelityTau, stages,
+                changes(initial, tuned, trainBlocks, refiner.evidence()), ParameterLayout.outOfRange(tuned), minutes);
     }
 
     private static Stage stage(String name, SimulatorParams table, List<BasicBlock> train, double[] trainY,
@@ -235,7 +255,8 @@ public final class Tuner {
     }
 
     /** Rows of {@code tuned} that differ from what {@code initial} resolves the form to, largest change first. */
-    public static List<Change> changes(SimulatorParams initial, SimulatorParams tuned, List<BasicBlock> train) {
+    public static List<Change> changes(SimulatorParams initial, SimulatorParams tuned, List<BasicBlock> train,
+                                       Map<String, SimulatorRefiner.Evidence> evidence) {
         Map<String, Integer> users = new TreeMap<>();
         for (BasicBlock b : train) {
             new LinkedHashSet<>(b.instructions().stream().map(Instruction::form).toList())
@@ -253,7 +274,7 @@ public final class Tuner {
                 for (String g : groups) {
                     size += Math.abs(row.ports().getOrDefault(g, 0) - old.ports().getOrDefault(g, 0));
                 }
-                out.add(new Change(form, users.getOrDefault(form, 0), old, row, size));
+                out.add(new Change(form, users.getOrDefault(form, 0), old, row, size, evidence.get(form)));
             }
         });
         out.sort(Comparator.comparingInt((Change c) -> -c.size()).thenComparingInt(c -> -c.blocks())

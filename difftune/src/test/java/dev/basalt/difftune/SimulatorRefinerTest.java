@@ -47,7 +47,7 @@ class SimulatorRefinerTest {
         assertTrue(before > 0.03, "the planted change must matter: " + before);
 
         List<SimulatorRefiner.Pass> passes = new ArrayList<>();
-        SimulatorParams refined = new SimulatorRefiner(new SimulatorRefiner.Settings(4, 3, 0.002), options, HSW)
+        SimulatorParams refined = new SimulatorRefiner(new SimulatorRefiner.Settings(4, 3, 0.002, 0.05), options, HSW)
                 .refine(HSW, train, trainY, validation, validationY, passes::add, done -> { });
         double after = Metrics.mape(SimulatorRefiner.simulate(refined, validation, options), validationY);
         assertTrue(after < 0.2 * before, "validation MAPE " + before + " -> " + after + " " + passes);
@@ -59,7 +59,7 @@ class SimulatorRefinerTest {
     @Test
     void candidatesChangeOneValueAndStayInRange() {
         InstructionParams row = new InstructionParams(1, 4, 0, Map.of("0156", 1));
-        List<InstructionParams> c = SimulatorRefiner.candidates(row, row);
+        List<InstructionParams> c = SimulatorRefiner.candidates(row, row, false);
         assertTrue(c.contains(new InstructionParams(1, 2, 0, Map.of("0156", 1))), c.toString()); // latency ×½
         assertTrue(c.contains(new InstructionParams(1, 8, 0, Map.of("0156", 1))), c.toString()); // latency ×2
         assertTrue(c.contains(new InstructionParams(2, 4, 0, Map.of("0156", 1))), c.toString()); // uops +1

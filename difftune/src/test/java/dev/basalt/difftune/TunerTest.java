@@ -39,7 +39,7 @@ class TunerTest {
         List<LabelledBlock> test = split(Split.TEST, 200);
         List<BasicBlock> pool = train.stream().map(LabelledBlock::block).toList();
         Tuner.Config config = new Tuner.Config(3000, 300, 5, new SurrogateConfig(16, 32, 1e-3, 3, 4096, 5.0, 2, 7),
-                new ParameterLearner.Settings(0.05, 4, 2048, 2, 11, 0.1), new SimulatorRefiner.Settings(2, 3, 0.002));
+                new ParameterLearner.Settings(0.05, 4, 2048, 2, 11, 0.1), new SimulatorRefiner.Settings(2, 3, 0.002, 0.05));
         List<String> log = new ArrayList<>();
         SimulatorParams initial = SimulatorParams.bundled(Microarchitecture.HASWELL);
         Tuner.Report r = tune(initial, pool, train, validation, test, config, dir.resolve("work"), log);

@@ -1,0 +1,104 @@
+package dev.basalt.difftune;
+
+import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.Operand;
+import dev.basalt.simulator.InstructionParams;
+
+import java.util.Set;
+
+/**
+ * What a tuned row may claim about a CPU (DESIGN.md §11, "tuning that stays physical"): the rules every
+ * candidate row of {@link SimulatorRefiner} must pass, whatever it does to the training error. A table is a claim
+ * about a CPU; these are the claims the public measurements of Haswell, Skylake and Ivy Bridge rule out.
+ */
+public final class Plausibility {
+
+    /** Integer ALU operations that take one cycle on register and immediate operands on these CPUs. */
+    static final Set<String> SINGLE_CYCLE_ALU = Set.of("ADD", "SUB", "AND", "OR", "XOR", "CMP", "TEST", "INC", "DEC",
+            "NEG", "NOT", "MOV", "LEA", "MOVZX", "MOVSX", "MOVSXD", "SETZ", "SETNZ", "SETB", "SETNB", "SETBE",
+            "SETNBE", "SETL", "SETNL", "SETLE", "SETNLE", "SETS", "SETNS", "SETO", "SETNO", "SETP", "SETNP");
+
+    /** Shifts and rotates, one cycle by an immediate count (by {@code CL} they take more micro-ops). */
+    static final Set<String> SHIFTS = Set.of("SHL", "SHR", "SAR", "ROL", "ROR");
+
+    private Plausibility() {
+    }
+
+    /**
+     * Whether {@code row} is a plausible row for {@code form}.
+     * <ul>
+     * <li>A register-only integer ALU form ({@link #isSingleCycleAlu}: the ALU operations, moves and extensions,
+     *     {@code SETcc}, shifts and rotates by an immediate) has latency 1.</li>
+     * <li>On the second-generation machine, read-advance stays imported (load+operation forms execute in two
+     *     steps) and port groups of memory ports only stay imported (memory micro-ops come from the operands):
+     *     changing them would change nothing but the table.</li>
+     * <li>A form that executes somewhere keeps at least one port group (an emptied port set is an instruction that
+     *     costs nothing, which no CPU has).</li>
+     * <li>A form that loads ({@code example} reads memory) has at least the load latency: its result cannot come
+     *     before its data.</li>
+     * </ul>
+     *
+     * @param example     an instruction of the form (to see its operands), or null
+     * @param defaultRow  the form's imported row
+     * @param loadLatency the table's load latency
+     * @param memoryPorts the ports of memory micro-ops (load, store address, store data; empty when the machine
+     *                    uses the imported groups as they are)
+     * @param secondGeneration whether the table is for the second-generation machine
+     */
+    public static boolean allowed(String form, Instruction example, InstructionParams row, InstructionParams defaultRow,
+                                  int loadLatency, String memoryPorts, boolean secondGeneration) {
+        if (isSingleCycleAlu(form) && row.latency() != 1) {
+            return false;
+        }
+        if (secondGeneration && row.readAdvance() != defaultRow.readAdvance()) {
+            return false; // the second machine executes a load+operation in two steps instead
+        }
+        if (!memoryPorts.isEmpty()) { // the second machine rebuilds memory micro-ops from the operands
+            java.util.Set<String> groups = new java.util.TreeSet<>(row.ports().keySet());
+            groups.addAll(defaultRow.ports().keySet());
+            for (String g : groups) {
+                if (g.chars().allMatch(c -> memoryPorts.indexOf(c) >= 0)
+                        && !row.ports().getOrDefault(g, 0).equals(defaultRow.ports().getOrDefault(g, 0))) {
+                    return false;
+                }
+            }
+        }
+        if (!defaultRow.ports().isEmpty() && row.ports().isEmpty()) {
+            return false;
+        }
+        return example == null || !loads(example) || row.latency() >= Math.min(loadLatency, defaultRow.latency());
+    }
+
+    /**
+     * Whether a form is a register-only integer ALU operation ({@code ADD r64, r64}, {@code CMP r32, i8},
+     * {@code MOV r64, r64}, {@code LEA r64, m}; not {@code ADD r64, m64}): the forms DESIGN.md §11 fixes at
+     * latency 1. {@code LEA}'s one form covers every address; the simple ones take one cycle.
+     */
+    public static boolean isSingleCycleAlu(String form) {
+        String[] parts = form.split(" ", 2);
+        if (parts.length < 2) {
+            return false;
+        }
+        boolean shiftByImmediate = SHIFTS.contains(parts[0]) && parts[1].matches(".*, (i8|1)");
+        if (!SINGLE_CYCLE_ALU.contains(parts[0]) && !shiftByImmediate) {
+            return false;
+        }
+        for (String operand : parts[1].split(", ")) {
+            boolean memory = operand.startsWith("m") && !parts[0].equals("LEA");
+            if (memory || operand.startsWith("xmm") || operand.startsWith("ymm") || operand.startsWith("zmm")
+                    || operand.startsWith("k") || operand.startsWith("mm")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean loads(Instruction insn) {
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.MemoryOperand m && m.action().readsOldValue()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
