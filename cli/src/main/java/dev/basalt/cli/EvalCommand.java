@@ -8,6 +8,8 @@ import dev.basalt.datasets.Split;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import dev.basalt.simulator.LlvmMcaEstimator;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorEstimator;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -59,6 +61,9 @@ final class EvalCommand implements Callable<Integer> {
     String llvmMc;
 
     @Mixin
+    MachineSwitches switches;
+
+    @Mixin
     DebugOption debugOption;
 
     static Optional<Split> parseSplit(String s) {
@@ -87,6 +92,23 @@ final class EvalCommand implements Callable<Integer> {
                         .getOperatingSystemMXBean()).getTotalMemorySize() / 1e9), System.getProperty("java.version"));
     }
 
+    /**
+     * The estimator of a model name: --llvm-mc/--llvm-mca choose the commands behind llvm-mca, and the machine
+     * switches turn mechanisms off in {@code simulator} and {@code simulator-untuned} (named with the switches).
+     */
+    private dev.basalt.core.ThroughputEstimator load(String name) {
+        if (name.equals(LlvmMcaEstimator.NAME)) {
+            return new LlvmMcaEstimator(llvmMc, llvmMca);
+        }
+        if (switches.any() && (name.equals("simulator") || name.equals("simulator-untuned"))) {
+            String named = name + " " + switches.describe();
+            Simulator.Options options = switches.apply(Simulator.Options.defaults());
+            return name.equals("simulator") ? SimulatorEstimator.standard(named, options)
+                    : SimulatorEstimator.bundled(named, options);
+        }
+        return dev.basalt.core.Estimators.load(name);
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
@@ -103,11 +125,11 @@ final class EvalCommand implements Callable<Integer> {
         Evaluator.Result result;
         try (ProgressBars bars = new ProgressBars(o)) {
             // --llvm-mc/--llvm-mca choose the commands behind the llvm-mca estimator.
-            result = Evaluator.run(Dataset.bundled(), config, name -> name.equals(LlvmMcaEstimator.NAME)
-                    ? new LlvmMcaEstimator(llvmMc, llvmMca) : dev.basalt.core.Estimators.load(name), bars);
+            result = Evaluator.run(Dataset.bundled(), config, this::load, bars);
         }
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
-                + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split;
+                + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split
+                + (switches.any() ? " " + switches.describe() : "");
         String machine = machine();
         List<Path> files = EvalReport.write(result, out, command, machine);
         o.println();

@@ -3,6 +3,7 @@ package dev.basalt.cli;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.DecodeException;
+import dev.basalt.simulator.Bottleneck;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorParams;
 import picocli.CommandLine.Command;
@@ -46,8 +47,16 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--no-stack-engine", description = "Charge push/pop rsp updates like llvm-mca does.")
     boolean noStackEngine;
 
-    @Option(names = "--timeline", description = "Print dispatch/issue/done/retire cycles of the first instructions.")
+    @Option(names = "--timeline", description = "Print predecode/decode/dispatch (rename)/issue/done/retire cycles "
+            + "of the first instructions.")
     boolean timeline;
+
+    @Option(names = "--llvm-mca-compatible", description = "Run the first-generation machine as llvm-mca 14 does: "
+            + "dispatch width, unfused micro-ops, no front end, no stack engine, loads never wait for stores.")
+    boolean llvmMcaCompatible;
+
+    @Mixin
+    MachineSwitches switches;
 
     @Mixin
     DebugOption debugOption;
@@ -78,8 +87,12 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
         }
         Simulator sim = new Simulator(params);
-        Simulator.Options options = BadInputException.check("--iterations",
-                () -> new Simulator.Options(iterations, !noStackEngine, true));
+        if (llvmMcaCompatible && switches.any()) {
+            throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
+        }
+        Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
+                ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
+                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true)));
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             BasicBlock block;
@@ -102,6 +115,9 @@ final class SimulateCommand implements Callable<Integer> {
                 ports.append(String.format(Locale.ROOT, " %s=%.2f", params.ports().get(p), r.portCycles()[p]));
             }
             out.println(ports);
+            Bottleneck b = sim.bottleneck(block, options);
+            out.println("  bottleneck: " + b.describe());
+            out.println("  bounds (cycles/iteration): " + b.bounds());
             if (!r.fallbacks().isEmpty()) {
                 out.println("  fallbacks: " + r.fallbacks());
             }

@@ -38,6 +38,12 @@ public record Bottleneck(Kind kind, double cyclesPerIteration, double frontEndBo
         chain = List.copyOf(chain);
     }
 
+    /** Every bound, for people: {@code front end 1.88 · issue 1.50 · port 5 1.50 · latency chain 1.00}. */
+    public String bounds() {
+        return String.format(java.util.Locale.ROOT, "front end %.2f · issue %.2f · port %s %.2f · latency chain %.2f",
+                frontEndBound, dispatchBound, busiestPort.isEmpty() ? "-" : busiestPort, portBound, chainBound);
+    }
+
     /** One line for people: {@code port pressure: port 0 busy 2.00 of 2.05 cycles/iteration}. */
     public String describe() {
         return switch (kind) {

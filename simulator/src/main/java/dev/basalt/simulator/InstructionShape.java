@@ -93,6 +93,19 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return false;
     }
 
+    /** Whether the instruction is a {@code lea} of three components: base, index and a displacement. */
+    static boolean slowLea(Instruction insn) {
+        if (!insn.mnemonic().equals("lea")) {
+            return false;
+        }
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.AddressOperand a) {
+                return a.base().isPresent() && a.index().isPresent() && a.displacement() != 0;
+            }
+        }
+        return false;
+    }
+
     /** Memory operands the instruction reads (a read-modify-write operand counts once). */
     static int loads(Instruction insn) {
         int loads = 0;

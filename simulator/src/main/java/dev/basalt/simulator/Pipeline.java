@@ -62,10 +62,12 @@ final class Pipeline {
     // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
     // their rsp arrives a cycle later.
     private final boolean[] stackSync;
-    // Load+operation instructions execute in two steps, as their unfused micro-ops do: the load micro-ops
-    // (demand[i][split[i]..]) when the address is ready, the rest (demand[i][..split[i]]) when the loaded data
-    // and the other sources are; opPart and loadPart are the two halves for execution-time port choice.
+    // Load+operation instructions and stores execute in two steps, as their unfused micro-ops do: the address
+    // micro-ops — loads, store address — (demand[i][split[i]..]) when the address is ready, the rest
+    // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
+    // opPart and loadPart are the two halves for execution-time port choice.
     private final boolean[] twoStep;
+    private final boolean[] loading;
     private final int[] split;
     private final int[][] opPart;
     private final int[][] loadPart;
@@ -140,6 +142,7 @@ final class Pipeline {
         this.demand = new int[n][];
         this.issueSlots = new int[n];
         this.twoStep = new boolean[n];
+        this.loading = new boolean[n];
         this.split = new int[n];
         this.opPart = new int[n][];
         this.loadPart = new int[n][];
@@ -148,6 +151,7 @@ final class Pipeline {
         boolean[] stackOp = Simulator.stackOps(block);
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(block, stackOp) : new boolean[n];
         int alu = simulator.aluGroup();
+        int slowLea = core.slowLeaPorts().isEmpty() ? -1 : simulator.groupOf(core.slowLeaPorts());
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             Simulator.Resolved r = simulator.resolve(insn.form());
@@ -170,10 +174,17 @@ final class Pipeline {
             issueSlots[i] = shape[i].issueUops() + (stackSync[i] ? 1 : 0);
             latency[i] = r.row().latency();
             readAdvance[i] = r.row().readAdvance();
+            if (slowLea >= 0 && InstructionShape.slowLea(insn)) { // its own unit and latency, whatever the row
+                ops = new int[] {slowLea};
+                unfused[i] = 1;
+                latency[i] = Math.max(latency[i], core.slowLeaLatency());
+            }
             demand[i] = shape[i].noPort() ? new int[0] : ops;
             int loads = simulator.hasLoadPorts() ? InstructionShape.loads(insn) : 0;
-            twoStep[i] = loads > 0 && !shape[i].noPort() && portMicroOps(ops) > loads;
-            split[i] = twoStep[i] ? demand[i].length - loads : demand[i].length;
+            int address = loads + (simulator.hasLoadPorts() && InstructionShape.stores(insn) ? 1 : 0);
+            twoStep[i] = address > 0 && !shape[i].noPort() && portMicroOps(ops) > address;
+            split[i] = twoStep[i] ? demand[i].length - address : demand[i].length;
+            loading[i] = loads > 0;
             opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
             loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
             widest = Math.max(widest, demand[i].length);
@@ -319,13 +330,13 @@ final class Pipeline {
                 scheduler[keep++] = j;
             } else if (twoStep[i] && loadDone[j] == Long.MAX_VALUE) {
                 if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
-                    loadDone[j] = now + params.loadLatency();
+                    loadDone[j] = now + (loading[i] ? params.loadLatency() : 1);
                 }
                 scheduler[keep++] = j;
             } else if (ready(j, i, false) && (eliminated[j] || takePorts(j, i, 0, split[i], opPart[i]))) {
                 issued[j] = now;
-                done[j] = eliminated[j] ? now : twoStep[i] ? now + Math.max(1, latency[i] - params.loadLatency())
-                        : now + latency[i];
+                done[j] = eliminated[j] ? now : twoStep[i] && loading[i]
+                        ? now + Math.max(1, latency[i] - params.loadLatency()) : now + latency[i];
                 if (!eliminated[j]) {
                     schedUops -= unfused[i];
                 }

@@ -505,8 +505,8 @@ public final class Simulator {
 
     /**
      * One micro-op per port set (DESIGN.md §11): the row's port groups without its memory ports, then, from the
-     * instruction's operands, a store-address and a store-data micro-op for a store and a load micro-op per
-     * memory read. The imported rows merged memory and compute micro-ops by their port pressure ("23" twice and
+     * instruction's operands, a store-data and a store-address micro-op for a store and a load micro-op per
+     * memory read (the address micro-ops last). The imported rows merged memory and compute micro-ops by their port pressure ("23" twice and
      * "7" for a store, "0123" for a load and a convert); a group of both keeps its compute ports, its count
      * scaled by their share. With the stack engine, a push, pop, call or ret loses its rsp-update micro-op.
      * Where the CPU names no load ports, the row's groups as imported.
@@ -533,9 +533,9 @@ public final class Simulator {
                 out[at++] = compute[k];
             }
         }
-        if (store) {
-            out[at++] = storeAddressGroup;
+        if (store) { // data, then address: the address micro-ops (store address, loads) come last
             out[at++] = storeDataGroup;
+            out[at++] = storeAddressGroup;
         }
         for (int k = 0; k < loads; k++) {
             out[at++] = loadGroup;

@@ -31,11 +31,16 @@ public final class SimulatorEstimator implements ThroughputEstimator {
      * beat the llvm-mca defaults) with the stack engine and memory dependencies on.
      */
     public static SimulatorEstimator standard() {
+        return standard("simulator", Simulator.Options.defaults());
+    }
+
+    /** The standard tables under another name and run options (an ablation: one mechanism off). */
+    public static SimulatorEstimator standard(String name, Simulator.Options options) {
         Map<Microarchitecture, SimulatorParams> t = new java.util.TreeMap<>();
         for (Microarchitecture m : Microarchitecture.all()) { // every CPU this build has a table for
             SimulatorParams.imported(m).ifPresent(imported -> t.put(m, SimulatorParams.standard(m)));
         }
-        return new SimulatorEstimator("simulator", t, Simulator.Options.defaults());
+        return new SimulatorEstimator(name, t, options);
     }
 
     /**

@@ -1,0 +1,62 @@
+package dev.basalt.cli;
+
+import dev.basalt.simulator.Simulator;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The switches that turn off one mechanism of the second-generation simulator each (DESIGN.md §11), mixed into
+ * {@code simulate} and {@code eval}: what the README's ablation table is made with.
+ */
+final class MachineSwitches {
+    @Option(names = "--simple-front-end", description = "No predecoder, decoders or micro-op queue: the renamer "
+            + "never waits for instructions.")
+    boolean simpleFrontEnd;
+
+    @Option(names = "--no-micro-fusion", description = "Every micro-op is its own fused micro-op.")
+    boolean noMicroFusion;
+
+    @Option(names = "--no-move-elimination", description = "Register moves execute like any other instruction.")
+    boolean noMoveElimination;
+
+    @Option(names = "--execute-time-ports", description = "Micro-ops take any free port when they execute instead "
+            + "of the port bound at issue.")
+    boolean executeTimePorts;
+
+    @Option(names = "--no-store-forwarding", description = "A load of a stored address waits for the store, then "
+            + "its own latency.")
+    boolean noStoreForwarding;
+
+    /** Whether any mechanism is off. */
+    boolean any() {
+        return simpleFrontEnd || noMicroFusion || noMoveElimination || executeTimePorts || noStoreForwarding;
+    }
+
+    /** {@code options} with the chosen mechanisms off. */
+    Simulator.Options apply(Simulator.Options options) {
+        return options.without(simpleFrontEnd, noMicroFusion, noMoveElimination, executeTimePorts, noStoreForwarding);
+    }
+
+    /** The switches given, as on the command line ({@code --no-micro-fusion --simple-front-end}), or "". */
+    String describe() {
+        List<String> on = new ArrayList<>();
+        if (simpleFrontEnd) {
+            on.add("--simple-front-end");
+        }
+        if (noMicroFusion) {
+            on.add("--no-micro-fusion");
+        }
+        if (noMoveElimination) {
+            on.add("--no-move-elimination");
+        }
+        if (executeTimePorts) {
+            on.add("--execute-time-ports");
+        }
+        if (noStoreForwarding) {
+            on.add("--no-store-forwarding");
+        }
+        return String.join(" ", on);
+    }
+}

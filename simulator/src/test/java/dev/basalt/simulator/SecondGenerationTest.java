@@ -1,0 +1,80 @@
+package dev.basalt.simulator;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * One hand-computed block per mechanism of the second-generation machine (DESIGN.md §11), on the bundled
+ * llvm-mca Haswell table, each also run with its mechanism off.
+ */
+class SecondGenerationTest {
+
+    private static final SimulatorParams HSW = SimulatorParams.bundled(Microarchitecture.HASWELL);
+    private static final SimulatorParams IVB = SimulatorParams.bundled(Microarchitecture.IVYBRIDGE);
+    private final Simulator haswell = new Simulator(HSW);
+    private final Simulator.Options all = Simulator.Options.defaults();
+
+    private double cycles(Simulator sim, String hex, Simulator.Options options) {
+        return sim.run(BasicBlock.fromHex(hex), options).cyclesPerIteration();
+    }
+
+    @Test
+    void aLengthChangingPrefixStallsThePredecoder() {
+        // add ax, 0x1234 (66 05 34 12: the 66 prefix shrinks the immediate to 16 bits) then dec r15 (49 ff cf):
+        // 7 bytes an iteration. Each iteration's LCP stalls the predecoder 3 cycles, and a 16-byte window
+        // costs 1 cycle per 16 / 7 iterations: 3 + 7 / 16 = 3.4375 cycles per iteration.
+        String block = "6605341249ffcf";
+        assertEquals(3.4375, cycles(haswell, block, all), 1e-9);
+        Bottleneck b = haswell.bottleneck(BasicBlock.fromHex(block), all);
+        assertEquals(Bottleneck.Kind.FRONT_END, b.kind(), b.describe());
+        // Without the front end only the two 1-cycle chains (ax, r15) remain.
+        assertEquals(1.0, cycles(haswell, block, all.without(true, false, false, false, false)), 1e-9);
+    }
+
+    @Test
+    void anIndexedLoadOpTakesTwoIssueSlotsOnHaswell() {
+        // vpaddd xmm, xmm, [rax+rbx]: a three-operand form with an indexed address is unlaminated on Haswell —
+        // one fused micro-op in the decoders, two at the renamer. Four of them: 8 slots / 4 = 2 cycles of issue.
+        String indexed = "c5f1fe0418c5f1fe1418c5f1fe0418c5f1fe1418";
+        assertEquals(2.0, haswell.bottleneck(BasicBlock.fromHex(indexed), all).dispatchBound(), 1e-9);
+        // [rax] alone stays micro-fused: 4 slots, 1 cycle.
+        assertEquals(1.0, haswell.bottleneck(BasicBlock.fromHex("c5f1fe00c5f1fe00c5f1fe00c5f1fe00"), all)
+                .dispatchBound(), 1e-9);
+        // add rax, [rbx+rcx]: two operands, the destination also a source — fused on Haswell, not on Ivy Bridge.
+        assertEquals(0.25, haswell.bottleneck(BasicBlock.fromHex("4803040b"), all).dispatchBound(), 1e-9);
+        assertEquals(0.5, new Simulator(IVB).bottleneck(BasicBlock.fromHex("4803040b"), all).dispatchBound(), 1e-9);
+        // Without micro-fusion every load+operation takes two slots.
+        assertEquals(2.0, haswell.bottleneck(BasicBlock.fromHex("c5f1fe00c5f1fe00c5f1fe00c5f1fe00"),
+                all.without(false, true, false, false, false)).dispatchBound(), 1e-9);
+    }
+
+    @Test
+    void anEliminatedMoveCostsNoLatency() {
+        // mov rax, rbx; add rbx, rax: the loop-carried chain through rbx is the move and the add. Eliminated,
+        // the move costs nothing: 1 cycle per iteration (one move a cycle, within the 4 slots per 2 cycles).
+        String block = "4889d84801c3";
+        assertEquals(1.0, cycles(haswell, block, all), 1e-9);
+        // Executed, it adds its 1-cycle latency: 2 cycles per iteration.
+        assertEquals(2.0, cycles(haswell, block, all.without(false, false, true, false, false)), 1e-9);
+    }
+
+    @Test
+    void aLoadOfAStoredAddressWaitsForForwarding() {
+        // mov [rsp+8], rax; mov rax, [rsp+8]: rax goes through memory each iteration. The store completes a
+        // cycle after rax is ready (its latency 1), forwarding takes 4 more: the load's data, and rax, 5 cycles
+        // after the store's data — 5 cycles per iteration.
+        String block = "4889442408488b442408";
+        assertEquals(5.0, cycles(haswell, block, all), 1e-9);
+        // Without forwarding the load waits for the store (1 cycle), then its own 5-cycle latency.
+        assertEquals(6.0, cycles(haswell, block, all.without(false, false, false, false, true)), 1e-9);
+    }
+
+    @Test
+    void theCompatibleModeIsTheFirstMachine() {
+        // llvm-mca's model of the LCP block: no front end, so only the 1-cycle chains.
+        assertEquals(1.0, cycles(haswell, "6605341249ffcf", Simulator.Options.llvmMcaCompatible()), 0.03);
+    }
+}
