@@ -84,6 +84,7 @@ final class Pipeline {
     private final int[] bound;
     private final boolean[] eliminated;
     private final long[] loadDone;
+    private final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
     // Front end.
     private long window;
     private int predecodeNext;
@@ -216,6 +217,7 @@ final class Pipeline {
         this.bound = new int[total * maxDemand];
         this.eliminated = new boolean[total];
         this.loadDone = new long[total];
+        this.notBefore = new long[total];
         Arrays.fill(loadDone, Long.MAX_VALUE);
         Arrays.fill(predecoded, Long.MAX_VALUE);
         Arrays.fill(decoded, Long.MAX_VALUE);
@@ -331,6 +333,7 @@ final class Pipeline {
             } else if (twoStep[i] && loadDone[j] == Long.MAX_VALUE) {
                 if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
                     loadDone[j] = now + (loading[i] ? params.loadLatency() : 1);
+                    notBefore[j] = 0; // the next step has other sources
                 }
                 scheduler[keep++] = j;
             } else if (ready(j, i, false) && (eliminated[j] || takePorts(j, i, 0, split[i], opPart[i]))) {
@@ -354,11 +357,13 @@ final class Pipeline {
      * consumer's read-advance) and the forwarded data of a store.
      */
     private boolean ready(int j, int i, boolean loadStep) {
-        if (twoStep[i] && !loadStep && loadDone[j] > now) {
-            return false;
+        if (notBefore[j] > now) {
+            return false; // a source already known to arrive later
         }
+        long earliest = twoStep[i] && !loadStep ? loadDone[j] : 0;
+        boolean unknown = earliest == Long.MAX_VALUE;
         int iteration = j / n;
-        for (int k = start[i]; k < start[i + 1]; k++) {
+        for (int k = start[i]; k < start[i + 1] && !unknown; k++) {
             boolean forLoad = memorySource[k] || addressSource[k];
             if (twoStep[i] && forLoad != loadStep) {
                 continue;
@@ -367,29 +372,32 @@ final class Pipeline {
             if (iter < 0) {
                 continue; // the first iteration's loop-carried inputs are ready
             }
-            int p = iter * n + producers[2 * k];
-            if (memorySource[k]) {
-                if (options.storeForwarding()) {
-                    // The load's data arrives storeForwardLatency after the store completes; it issues so that
-                    // its own load latency ends then.
-                    if (done[p] == Long.MAX_VALUE
-                            || done[p] + core.storeForwardLatency() - params.loadLatency() > now) {
-                        return false;
-                    }
-                } else if (done[p] > now) {
-                    return false;
-                }
-            } else if (done[p] == Long.MAX_VALUE || done[p] - (twoStep[i] ? 0 : readAdvance[i]) > now) {
-                return false;
+            long d = done[iter * n + producers[2 * k]];
+            if (d == Long.MAX_VALUE) {
+                unknown = true;
+            } else if (memorySource[k]) {
+                // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
+                // that its own load latency ends then. Without forwarding it waits for the store.
+                earliest = Math.max(earliest, options.storeForwarding()
+                        ? d + core.storeForwardLatency() - params.loadLatency() : d);
+            } else {
+                earliest = Math.max(earliest, d - (twoStep[i] ? 0 : readAdvance[i]));
             }
         }
-        if (stackSync[i] && syncProducer[i] >= 0 && !(twoStep[i] && !loadStep)) {
+        if (!unknown && stackSync[i] && syncProducer[i] >= 0 && !(twoStep[i] && !loadStep)) {
             // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
             int iter = iteration - (syncProducer[i] >= i ? 1 : 0);
             if (iter >= 0) {
                 long d = done[iter * n + syncProducer[i]];
-                return d != Long.MAX_VALUE && d + 1 <= now;
+                unknown = d == Long.MAX_VALUE;
+                earliest = Math.max(earliest, d + 1);
             }
+        }
+        if (unknown || earliest > now) {
+            if (!unknown || earliest > notBefore[j]) {
+                notBefore[j] = Math.max(notBefore[j], unknown ? Math.min(earliest, now + 1) : earliest);
+            }
+            return false;
         }
         return true;
     }
