@@ -15,11 +15,11 @@ public final class Plausibility {
 
     /** Integer ALU operations that take one cycle on register and immediate operands on these CPUs. */
     static final Set<String> SINGLE_CYCLE_ALU = Set.of("ADD", "SUB", "AND", "OR", "XOR", "CMP", "TEST", "INC", "DEC",
-            "NEG", "NOT", "MOV", "LEA", "MOVZX", "MOVSX", "MOVSXD", "SETZ", "SETNZ", "SETB", "SETNB", "SETBE",
-            "SETNBE", "SETL", "SETNL", "SETLE", "SETNLE", "SETS", "SETNS", "SETO", "SETNO", "SETP", "SETNP");
+            "NEG", "NOT", "MOV", "LEA", "MOVZX", "MOVSX", "MOVSXD", "SETZ", "SETNZ", "SETB", "SETNB", "SETL",
+            "SETNL", "SETLE", "SETNLE", "SETS", "SETNS", "SETO", "SETNO", "SETP", "SETNP");
 
-    /** Shifts and rotates, one cycle by an immediate count (by {@code CL} they take more micro-ops). */
-    static final Set<String> SHIFTS = Set.of("SHL", "SHR", "SAR", "ROL", "ROR");
+    /** Shifts, one cycle by an immediate count (by {@code CL} they take more micro-ops). */
+    static final Set<String> SHIFTS = Set.of("SHL", "SHR", "SAR");
 
     private Plausibility() {
     }
@@ -28,7 +28,7 @@ public final class Plausibility {
      * Whether {@code row} is a plausible row for {@code form}.
      * <ul>
      * <li>A register-only integer ALU form ({@link #isSingleCycleAlu}: the ALU operations, moves and extensions,
-     *     {@code SETcc}, shifts and rotates by an immediate) has latency 1.</li>
+     *     the one-flag-group {@code SETcc}, shifts by an immediate) has latency 1.</li>
      * <li>On the second-generation machine, read-advance stays imported (load+operation forms execute in two
      *     steps) and port groups of memory ports only stay imported (memory micro-ops come from the operands):
      *     changing them would change nothing but the table.</li>
@@ -67,6 +67,25 @@ public final class Plausibility {
             return false;
         }
         return example == null || !loads(example) || row.latency() >= Math.min(loadLatency, defaultRow.latency());
+    }
+
+    /**
+     * {@code table} with every row that breaks a class rule set to what the rule says (a register-only integer
+     * ALU form gets latency 1: the imported {@code XOR r32, r32} row has latency 0 because most of its uses are
+     * zero idioms, which never read it, yet {@code xor eax, ebx} takes a cycle). The rows changed go to
+     * {@code changed}.
+     */
+    public static dev.basalt.simulator.SimulatorParams repair(dev.basalt.simulator.SimulatorParams table,
+                                                              java.util.Map<String, String> changed) {
+        java.util.Map<String, InstructionParams> rows = new java.util.TreeMap<>(table.forms());
+        for (java.util.Map.Entry<String, InstructionParams> e : table.forms().entrySet()) {
+            InstructionParams r = e.getValue();
+            if (isSingleCycleAlu(e.getKey()) && r.latency() != 1) {
+                rows.put(e.getKey(), new InstructionParams(r.uops(), 1, r.readAdvance(), r.ports(), r.fusedUops()));
+                changed.put(e.getKey(), "latency " + r.latency() + " -> 1 (register-only integer ALU form)");
+            }
+        }
+        return changed.isEmpty() ? table : table.withForms(rows);
     }
 
     /**

@@ -202,7 +202,10 @@ public final class Tuner {
         Map<String, SimulatorParams> tables = new LinkedHashMap<>();
         tables.put("llvm-mca defaults", initial);
         tables.put("surrogate-learned", learned);
-        for (SimulatorParams start : List.of(initial)) {
+        Map<String, String> repaired = new java.util.TreeMap<>();
+        SimulatorParams plausible = Plausibility.repair(initial, repaired);
+        repaired.forEach((form, what) -> listener.message("  rule: " + form + " " + what));
+        for (SimulatorParams start : List.of(plausible)) {
             String name = "refined from defaults";
             listener.message(name + ": machine-wide parameters, then the real-simulator search over forms (the "
                     + "surrogate-learned rows are candidates too)");
@@ -223,12 +226,14 @@ public final class Tuner {
         }
         minutes.put("refinement", since(t0));
 
-        Stage best = stages.stream().filter(s -> !s.name().equals("surrogate-learned"))
+        // Only the refined table is held to the plausibility rules (and repaired by them): it is the one written.
+        Stage best = stages.stream().filter(s -> s.name().startsWith("refined"))
                 .min(Comparator.comparingDouble(Stage::validationMape)).orElseThrow();
         SimulatorParams chosen = tables.get(best.name());
         Map<String, Object> provenance = new LinkedHashMap<>();
         provenance.put("tunedFrom", initial.provenance().detail("source").orElse("llvm-mca defaults"));
         provenance.put("stage", best.name());
+        provenance.put("rulesApplied", repaired.toString());
         provenance.put("surrogateFidelityMape", fidelity);
         provenance.put("skippedBatches", skippedBatches[0]);
         provenance.put("recomputedSteps", recomputed[0]);

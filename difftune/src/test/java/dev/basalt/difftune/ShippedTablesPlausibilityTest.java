@@ -1,0 +1,72 @@
+package dev.basalt.difftune;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.SimulatorParams;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shipped tuned tables claim nothing these CPUs cannot do (DESIGN.md §11): every register-only integer ALU
+ * form keeps latency 1, and no form that executes somewhere lost all its ports.
+ */
+class ShippedTablesPlausibilityTest {
+
+    @Test
+    void registerOnlyAluFormsHaveLatencyOneInEveryShippedTunedTable() {
+        int checked = 0;
+        List<String> wrong = new ArrayList<>();
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
+            if (tuned == null) {
+                continue;
+            }
+            for (Map.Entry<String, InstructionParams> e : tuned.forms().entrySet()) {
+                if (Plausibility.isSingleCycleAlu(e.getKey())) {
+                    checked++;
+                    if (e.getValue().latency() != 1) {
+                        wrong.add(m + " " + e.getKey() + " latency " + e.getValue().latency());
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 100, "only " + checked + " forms checked");
+        assertEquals(List.of(), wrong);
+    }
+
+    @Test
+    void noTunedFormLostAllItsPorts() {
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
+            SimulatorParams imported = SimulatorParams.imported(m).orElse(null);
+            if (tuned == null || imported == null) {
+                continue;
+            }
+            tuned.forms().forEach((form, row) -> {
+                InstructionParams before = imported.forms().get(form);
+                if (before != null && !before.ports().isEmpty()) {
+                    assertFalse(row.ports().isEmpty(), m + " " + form + " lost all its ports");
+                }
+            });
+        }
+    }
+
+    @Test
+    void theRuleKnowsWhichFormsAreRegisterOnlyAlu() {
+        assertTrue(Plausibility.isSingleCycleAlu("CMP r64, i32"));
+        assertTrue(Plausibility.isSingleCycleAlu("OR r8, i8"));
+        assertTrue(Plausibility.isSingleCycleAlu("LEA r64, m"));
+        assertTrue(Plausibility.isSingleCycleAlu("SHR r32, i8"));
+        assertFalse(Plausibility.isSingleCycleAlu("CMP m64, i32"));
+        assertFalse(Plausibility.isSingleCycleAlu("SHL r64, CL"));
+        assertFalse(Plausibility.isSingleCycleAlu("IMUL r64, r64"));
+        assertFalse(Plausibility.isSingleCycleAlu("MOV xmm, xmm"));
+    }
+}
