@@ -100,6 +100,13 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         return simulators.get(uarch).params();
     }
 
+    /** Predicts the blocks on every core (each run is independent; the order of the results is the blocks'). */
+    @Override
+    public java.util.List<Prediction> predictAll(java.util.List<BasicBlock> blocks, Microarchitecture uarch) {
+        checkSupported(uarch);
+        return blocks.parallelStream().map(b -> predict(b, uarch)).toList();
+    }
+
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
         checkSupported(uarch);
