@@ -26,6 +26,30 @@ class SimulateCommandTest {
     }
 
     @Test
+    void eachSwitchTurnsItsMechanismOffAndTheBoundsSayWhereTheCyclesGo() {
+        // add ax, 0x1234; dec r15: predecoder-bound (a length-changing prefix each iteration, 3 + 7/16 cycles).
+        CliRun full = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--timeline", "6605341249ffcf");
+        assertEquals(0, full.exit(), full.err());
+        assertTrue(full.out().contains("3.44 cycles/iteration"), full.out());
+        assertTrue(full.out().contains("bottleneck: front end"), full.out());
+        assertTrue(full.out().contains("bounds (cycles/iteration): front end 3.44 · issue 0.50"), full.out());
+        assertTrue(full.out().contains("predecode  decode  dispatch  issue  done  retire"), full.out());
+        CliRun simple = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--simple-front-end", "6605341249ffcf");
+        assertTrue(simple.out().contains("1.00 cycles/iteration"), simple.out());
+        // mov [rsp+8], rax; mov rax, [rsp+8]: forwarding 5 cycles an iteration, 6 without.
+        CliRun forwarded = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "4889442408488b442408");
+        CliRun waited = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--no-store-forwarding",
+                "4889442408488b442408");
+        assertTrue(forwarded.out().contains("5.00 cycles/iteration"), forwarded.out());
+        assertTrue(waited.out().contains("6.00 cycles/iteration"), waited.out());
+        // The llvm-mca-compatible machine has no front end to turn off.
+        CliRun both = CliRun.of("simulate", "--llvm-mca-compatible", "--simple-front-end", "4889de");
+        assertEquals(2, both.exit());
+        assertEquals("basalt simulate: --llvm-mca-compatible turns every mechanism off; drop --simple-front-end",
+                both.err().lines().findFirst().orElse(""));
+    }
+
+    @Test
     void badValuesAreExitTwoNamingTheOption(@TempDir Path dir) throws Exception {
         CliRun iterations = CliRun.of("simulate", "--iterations", "0", "4889de");
         assertEquals(2, iterations.exit());

@@ -11,6 +11,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Copies of a table with changes ({@code with…}, {@code toBuilder}) and the JSON they write. */
 class SimulatorParamsTest {
@@ -64,5 +65,26 @@ class SimulatorParamsTest {
         new ObjectMapper().readTree(file.toFile()).fieldNames().forEachRemaining(keys::add);
         assertEquals(List.of("mcpu", "dispatchWidth", "robSize", "schedulerSize", "loadLatency", "ports", "forms",
                 "mnemonics", "generic", "provenance", "schemaVersion", "core"), keys);
+    }
+
+    @Test
+    void aVersionOneTableReadsWithTheCpusCoreDefaultsAndANewerOneIsRefused(@TempDir Path dir) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode v1 = (com.fasterxml.jackson.databind.node.ObjectNode)
+                json.readTree(json.writeValueAsString(HSW));
+        v1.remove("schemaVersion");
+        v1.remove("core");
+        Path old = dir.resolve("v1.json");
+        json.writeValue(old.toFile(), v1);
+        SimulatorParams read = SimulatorParams.read(old);
+        assertEquals(CoreParams.defaults("haswell"), read.core());
+        assertEquals(SimulatorParams.SCHEMA_VERSION, read.schemaVersion());
+        assertEquals(HSW.forms(), read.forms());
+
+        v1.put("schemaVersion", SimulatorParams.SCHEMA_VERSION + 1);
+        Path newer = dir.resolve("v3.json");
+        json.writeValue(newer.toFile(), v1);
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> SimulatorParams.read(newer));
+        assertTrue(e.getMessage().contains("schema version 3, newer than this build reads (2)"), e.getMessage());
     }
 }
