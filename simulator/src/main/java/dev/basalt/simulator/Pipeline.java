@@ -84,6 +84,8 @@ final class Pipeline {
     private final int[] bound;
     private final boolean[] eliminated;
     private final long[] loadDone;
+    private final int mask;
+    private final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
     private final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
     // Front end.
     private long window;
@@ -98,6 +100,7 @@ final class Pipeline {
     private int robUops;
     private int schedUops;
     private final int[] scheduler;
+    private final long[] wake; // per scheduler entry: the first cycle it may execute (a lower bound)
     private int schedCount;
     private final int[] queued;
     private final int[] queuedAtStart;
@@ -209,27 +212,28 @@ final class Pipeline {
                 }
             }
         }
-        this.predecoded = new long[total];
-        this.decoded = new long[total];
-        this.renamed = new long[total];
-        this.issued = new long[total];
-        this.done = new long[total];
-        this.bound = new int[total * maxDemand];
-        this.eliminated = new boolean[total];
-        this.loadDone = new long[total];
-        this.notBefore = new long[total];
-        Arrays.fill(loadDone, Long.MAX_VALUE);
-        Arrays.fill(predecoded, Long.MAX_VALUE);
-        Arrays.fill(decoded, Long.MAX_VALUE);
-        Arrays.fill(issued, -1);
-        Arrays.fill(done, Long.MAX_VALUE);
+        // Per-instance state lives in rings of `window` slots (instance j in slot j & mask): enough for every
+        // instance in flight (instruction queue, micro-op queue, reorder buffer) and the two iterations of
+        // producers an in-flight instance can read; the front end and the renamer wait rather than overrun it.
+        int slots = Integer.highestOneBit(Math.max(16, core.instructionQueue() + core.uopQueue() + params.robSize()
+                + core.predecodeWidth() + 4 * n + 8) * 2 - 1);
+        this.mask = slots - 1;
+        this.predecoded = new long[slots];
+        this.decoded = new long[slots];
+        this.renamed = new long[slots];
+        this.issued = new long[slots];
+        this.done = new long[slots];
+        this.bound = new int[slots * maxDemand];
+        this.eliminated = new boolean[slots];
+        this.loadDone = new long[slots];
+        this.notBefore = new long[slots];
+        this.waitSum = new long[n];
         if (!options.frontEnd()) { // every instruction waits in the micro-op queue from the start
-            Arrays.fill(predecoded, -1);
-            Arrays.fill(decoded, -1);
             predecodeNext = total;
             decodeNext = total;
         }
-        this.scheduler = new int[total];
+        this.scheduler = new int[predecoded.length];
+        this.wake = new long[predecoded.length];
         this.queued = new int[portCount];
         this.queuedAtStart = new int[portCount];
         this.eliminations = new int[3][core.moveEliminationCycles()];
@@ -242,6 +246,19 @@ final class Pipeline {
         this.iterationRetired = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
         this.simulatedIterations = options.iterations();
+    }
+
+    /** Instance {@code j} enters the window: its slot is reset. */
+    private void born(int j) {
+        int at = j & mask;
+        predecoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
+        decoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
+        renamed[at] = -1;
+        issued[at] = -1;
+        done[at] = Long.MAX_VALUE;
+        eliminated[at] = false;
+        loadDone[at] = Long.MAX_VALUE;
+        notBefore[at] = 0;
     }
 
     /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
@@ -276,7 +293,7 @@ final class Pipeline {
     /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
     void retire() {
         int slots = idealBackEnd ? Integer.MAX_VALUE : core.retireWidth();
-        while (nextRetire < renameNext && done[nextRetire] <= now && slots > 0) {
+        while (nextRetire < renameNext && done[nextRetire & mask] <= now && slots > 0) {
             int uops = issueSlots[nextRetire % n];
             if (uops > slots && slots < core.retireWidth()) {
                 return; // a wide instruction retires at the start of a cycle
@@ -284,9 +301,11 @@ final class Pipeline {
             slots -= uops;
             robUops -= uops;
             int j = nextRetire;
+            int at = j & mask;
+            waitSum[j % n] += issued[at] - renamed[at];
             if (timeline.size() < timelineSize) {
-                timeline.add(new int[] {j, (int) predecoded[j], (int) decoded[j], (int) renamed[j], (int) issued[j],
-                        (int) done[j], (int) now});
+                timeline.add(new int[] {j, (int) predecoded[at], (int) decoded[at], (int) renamed[at], (int) issued[at],
+                        (int) done[at], (int) now});
             }
             nextRetire++;
             if (nextRetire % n == 0 && iterationRetired(nextRetire / n - 1)) {
@@ -318,32 +337,41 @@ final class Pipeline {
     void execute() {
         if (idealBackEnd) {
             for (int s = 0; s < schedCount; s++) {
-                issued[scheduler[s]] = now;
-                done[scheduler[s]] = now;
+                issued[scheduler[s] & mask] = now;
+                done[scheduler[s] & mask] = now;
             }
             schedCount = 0;
             return;
         }
         int keep = 0;
+        long[] wake = this.wake;
         for (int s = 0; s < schedCount; s++) {
             int j = scheduler[s];
-            int i = j % n;
-            if (renamed[j] >= now) {
+            if (wake[s] > now) { // known not to be ready yet: the hot path of a full scheduler
+                wake[keep] = wake[s];
                 scheduler[keep++] = j;
-            } else if (twoStep[i] && loadDone[j] == Long.MAX_VALUE) {
+                continue;
+            }
+            int i = j % n;
+            int at = j & mask;
+            if (twoStep[i] && loadDone[at] == Long.MAX_VALUE) {
                 if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
-                    loadDone[j] = now + (loading[i] ? params.loadLatency() : 1);
-                    notBefore[j] = 0; // the next step has other sources
+                    loadDone[at] = now + (loading[i] ? params.loadLatency() : 1);
+                    notBefore[at] = 0; // the next step has other sources
+                    wake[keep] = loadDone[at];
+                } else {
+                    wake[keep] = Math.max(now + 1, notBefore[at]);
                 }
                 scheduler[keep++] = j;
-            } else if (ready(j, i, false) && (eliminated[j] || takePorts(j, i, 0, split[i], opPart[i]))) {
-                issued[j] = now;
-                done[j] = eliminated[j] ? now : twoStep[i] && loading[i]
+            } else if (ready(j, i, false) && (eliminated[at] || takePorts(j, i, 0, split[i], opPart[i]))) {
+                issued[at] = now;
+                done[at] = eliminated[at] ? now : twoStep[i] && loading[i]
                         ? now + Math.max(1, latency[i] - params.loadLatency()) : now + latency[i];
-                if (!eliminated[j]) {
+                if (!eliminated[at]) {
                     schedUops -= unfused[i];
                 }
             } else {
+                wake[keep] = Math.max(now + 1, notBefore[at]);
                 scheduler[keep++] = j;
             }
         }
@@ -357,10 +385,11 @@ final class Pipeline {
      * consumer's read-advance) and the forwarded data of a store.
      */
     private boolean ready(int j, int i, boolean loadStep) {
-        if (notBefore[j] > now) {
+        int at = j & mask;
+        if (notBefore[at] > now) {
             return false; // a source already known to arrive later
         }
-        long earliest = twoStep[i] && !loadStep ? loadDone[j] : 0;
+        long earliest = twoStep[i] && !loadStep ? loadDone[at] : 0;
         boolean unknown = earliest == Long.MAX_VALUE;
         int iteration = j / n;
         for (int k = start[i]; k < start[i + 1] && !unknown; k++) {
@@ -372,7 +401,7 @@ final class Pipeline {
             if (iter < 0) {
                 continue; // the first iteration's loop-carried inputs are ready
             }
-            long d = done[iter * n + producers[2 * k]];
+            long d = done[(iter * n + producers[2 * k]) & mask];
             if (d == Long.MAX_VALUE) {
                 unknown = true;
             } else if (memorySource[k]) {
@@ -388,14 +417,14 @@ final class Pipeline {
             // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
             int iter = iteration - (syncProducer[i] >= i ? 1 : 0);
             if (iter >= 0) {
-                long d = done[iter * n + syncProducer[i]];
+                long d = done[(iter * n + syncProducer[i]) & mask];
                 unknown = d == Long.MAX_VALUE;
                 earliest = Math.max(earliest, d + 1);
             }
         }
         if (unknown || earliest > now) {
-            if (!unknown || earliest > notBefore[j]) {
-                notBefore[j] = Math.max(notBefore[j], unknown ? Math.min(earliest, now + 1) : earliest);
+            if (!unknown || earliest > notBefore[at]) {
+                notBefore[at] = Math.max(notBefore[at], unknown ? Math.min(earliest, now + 1) : earliest);
             }
             return false;
         }
@@ -417,7 +446,7 @@ final class Pipeline {
         }
         Arrays.fill(taken, 0);
         for (int k = from; k < to; k++) {
-            int port = bound[j * maxDemand + k];
+            int port = bound[(j & mask) * maxDemand + k];
             if (portFree[port] > now) {
                 return false;
             }
@@ -436,7 +465,7 @@ final class Pipeline {
         account(j);
         for (int k = from; k < to; k++) {
             if (d[k] >= 0) {
-                queued[bound[j * maxDemand + k]]--;
+                queued[bound[(j & mask) * maxDemand + k]]--;
             } else {
                 k++;
             }
@@ -456,7 +485,9 @@ final class Pipeline {
     void rename() {
         int slots = idealBackEnd ? Integer.MAX_VALUE : core.issueWidth();
         System.arraycopy(queued, 0, queuedAtStart, 0, portCount); // binding sees the counts of the cycle's start
-        while (renameNext < total && slots > 0 && decoded[renameNext] < now) {
+        while (renameNext < total && slots > 0 && (options.frontEnd()
+                ? renameNext < decodeNext && decoded[renameNext & mask] < now
+                : renameNext - nextRetire + 2 * n < predecoded.length)) {
             int j = renameNext;
             int i = j % n;
             int uops = issueSlots[i];
@@ -490,20 +521,25 @@ final class Pipeline {
 
     /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
     private void enter(int j, int i, int slot) {
-        renamed[j] = now;
+        int at = j & mask;
+        if (!options.frontEnd()) {
+            born(j);
+        }
+        renamed[at] = now;
         robUops += issueSlots[i];
         if (options.frontEnd()) {
             queuedUops -= shape[i].decodeUops();
         }
         if (shape[i].noPort()) {
-            issued[j] = now;
-            done[j] = now;
+            issued[at] = now;
+            done[at] = now;
             return;
         }
+        wake[schedCount] = now + 1;
         scheduler[schedCount++] = j;
         int file = shape[i].moveRegisterFile();
         if (file > 0 && eliminate(file)) {
-            eliminated[j] = true;
+            eliminated[at] = true;
             return;
         }
         schedUops += unfused[i];
@@ -511,11 +547,11 @@ final class Pipeline {
             int[] d = demand[i];
             for (int k = 0; k < d.length; k++) {
                 if (d[k] < 0) {
-                    bound[j * maxDemand + k] = -d[k] - 1;
+                    bound[(j & mask) * maxDemand + k] = -d[k] - 1;
                     k++;
                 } else {
                     int port = bindPort(d[k], slot);
-                    bound[j * maxDemand + k] = port;
+                    bound[(j & mask) * maxDemand + k] = port;
                     queued[port]++;
                 }
             }
@@ -578,7 +614,7 @@ final class Pipeline {
         }
         int count = 0;
         int uops = 0;
-        while (decodeNext < predecodeNext && count < core.decoders() && predecoded[decodeNext] < now) {
+        while (decodeNext < predecodeNext && count < core.decoders() && predecoded[decodeNext & mask] < now) {
             InstructionShape s = shape[decodeNext % n];
             int u = s.decodeUops();
             if (queuedUops + u > core.uopQueue() && queuedUops > 0) {
@@ -590,7 +626,7 @@ final class Pipeline {
                 }
                 // Switch to the microcode sequencer and back; it delivers msUopsPerCycle micro-ops a cycle.
                 long last = now + core.msSwitchCycles() + (u + core.msUopsPerCycle() - 1) / core.msUopsPerCycle() - 1;
-                decoded[decodeNext++] = last;
+                decoded[decodeNext++ & mask] = last;
                 queuedUops += u;
                 microcodeBusyUntil = last + 1;
                 return;
@@ -598,7 +634,7 @@ final class Pipeline {
             if (count > 0 && (s.complex() || uops + u > core.decodeUops())) {
                 return;
             }
-            decoded[decodeNext++] = now;
+            decoded[decodeNext++ & mask] = now;
             queuedUops += u;
             uops += u;
             count++;
@@ -617,8 +653,10 @@ final class Pipeline {
         long windowEnd = (window + 1) * core.predecodeBytes();
         int marked = 0;
         while (predecodeNext < total && marked < core.predecodeWidth()
-                && predecodeNext - decodeNext < core.instructionQueue() && end(predecodeNext) < windowEnd) {
-            predecoded[predecodeNext] = now;
+                && predecodeNext - decodeNext < core.instructionQueue() && end(predecodeNext) < windowEnd
+                && predecodeNext - nextRetire + 2 * n < predecoded.length) {
+            born(predecodeNext);
+            predecoded[predecodeNext & mask] = now;
             if (shape[predecodeNext % n].lengthChanging()) {
                 predecodeStall += core.lcpPenalty();
             }
@@ -663,8 +701,8 @@ final class Pipeline {
             }
         }
         double[] wait = new double[n];
-        for (int j = 0; j < simulatedIterations * n; j++) {
-            wait[j % n] += (issued[j] - renamed[j]) / iterations;
+        for (int i = 0; i < n; i++) {
+            wait[i] = waitSum[i] / iterations;
         }
         return new Simulator.Result(cyclesPerIteration(totalCycles), totalCycles, portCycles, wait, fallbacks,
                 timeline);
