@@ -30,12 +30,15 @@ package dev.basalt.simulator;
  * @param slowLeaPorts          the port group of a three-component {@code lea} (base, index and displacement),
  *                              which also takes {@code slowLeaLatency} cycles; empty: no such rule
  * @param slowLeaLatency        the latency of a three-component {@code lea}
+ * @param storeForwardFailPenalty cycles a load waits beyond forwarding when the store it reads does not contain it
+ *                              (the data must first reach the cache)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
                          int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
-                         String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency) {
+                         String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
+                         int storeForwardFailPenalty) {
 
     /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
     public enum Unlamination {
@@ -73,13 +76,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     public static CoreParams defaults(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3);
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7);
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3);
+                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7);
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1);
+                    Unlamination.NONE, "", "", "", "", 1, 7);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
-                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3);
+                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7);
         };
     }
 }
