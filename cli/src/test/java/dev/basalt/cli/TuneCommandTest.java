@@ -33,11 +33,13 @@ class TuneCommandTest {
         assertEquals("simulator-table", t.provenance().kind());
         assertEquals(dev.basalt.datasets.Dataset.bundled().fingerprint(), t.provenance().dataFingerprint());
         assertTrue(t.provenance().detail("stage").isPresent(), t.provenance().toString());
-        // The resumable sample files stay in --work; nothing else is left beside the table.
+        // The resumable sample files stay in --work; beside the table only its change report.
         assertTrue(Files.exists(dir.resolve("work/samples-haswell-seed1.jsonl")));
         try (var files = Files.list(dir)) {
-            assertEquals(2, files.count());
+            assertEquals(3, files.count());
         }
+        String changes = Files.readString(dir.resolve("hsw.json.changes.md"));
+        assertTrue(changes.startsWith("### haswell: ") && changes.contains("| form | training blocks |"), changes);
         CliRun s = CliRun.of("simulate", "--params", out.toString(), "--mcpu", "haswell", "480fafc0");
         assertEquals(0, s.exit(), s.err());
         double expected = new Simulator(t).run(BasicBlock.fromHex("480fafc0"), Simulator.Options.defaults())

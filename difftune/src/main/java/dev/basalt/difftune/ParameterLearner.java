@@ -173,7 +173,8 @@ public final class ParameterLearner {
             dev.basalt.core.Provenance provenance = init.provenance().with("learned",
                     "surrogate gradient steps from the table above");
             SimulatorParams out = init.toBuilder()
-                    .dispatchWidth(ParameterLayout.clamp(g[0], ParameterLayout.MIN_DISPATCH, ParameterLayout.MAX_DISPATCH))
+                    .dispatchWidth(surrogate.options().secondGeneration() ? init.dispatchWidth()
+                            : ParameterLayout.clamp(g[0], ParameterLayout.MIN_DISPATCH, ParameterLayout.MAX_DISPATCH))
                     .robSize(ParameterLayout.clamp(g[1], ParameterLayout.MIN_ROB, ParameterLayout.MAX_ROB))
                     .forms(rows).provenance(provenance).build();
             return new Result(out, epochs);

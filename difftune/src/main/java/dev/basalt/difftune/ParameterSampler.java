@@ -18,6 +18,11 @@ import java.util.TreeMap;
  * and the rest are drawn from DiffTune's ranges widened to include the default (a divide's latency of 20
  * stays reachable): the surrogate then learns the neighbourhood it will be used in, and the rest of the space.
  * Port groups are drawn from the groups the CPU's defaults use, so sampled tables stay simulatable.
+ *
+ * <p>For the second-generation machine, which counts micro-ops from the port groups, executes loads+operations in
+ * two steps and rebuilds memory micro-ops from the operands, a sampled row keeps its default micro-op count,
+ * read-advance and memory-port groups and draws only compute-port groups: the surrogate then sees only the
+ * variations the simulator reads.
  */
 public final class ParameterSampler {
 
@@ -27,14 +32,32 @@ public final class ParameterSampler {
     private final SimulatorParams defaults;
     private final Simulator resolver;
     private final List<String> groups;
+    private final String memoryPorts;
 
+    /** A sampler for the first (llvm-mca-like) machine. */
     public ParameterSampler(SimulatorParams defaults) {
+        this(defaults, false);
+    }
+
+    /** A sampler for the machine of {@code options}. */
+    public ParameterSampler(SimulatorParams defaults, Simulator.Options options) {
+        this(defaults, options.secondGeneration());
+    }
+
+    private ParameterSampler(SimulatorParams defaults, boolean secondGeneration) {
         this.defaults = defaults;
         this.resolver = new Simulator(defaults);
+        dev.basalt.simulator.CoreParams core = defaults.core();
+        this.memoryPorts = secondGeneration && !core.loadPorts().isEmpty()
+                ? core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts() : "";
         java.util.TreeSet<String> g = new java.util.TreeSet<>();
         defaults.forms().values().forEach(r -> g.addAll(r.ports().keySet()));
-        g.removeIf(s -> s.contains("Divider"));
+        g.removeIf(s -> s.contains("Divider") || (!memoryPorts.isEmpty() && memoryOnly(s)));
         this.groups = List.copyOf(g);
+    }
+
+    private boolean memoryOnly(String group) {
+        return group.chars().allMatch(c -> memoryPorts.indexOf(c) >= 0);
     }
 
     /** A sampled row for {@code form} (resolved through the defaults' fallbacks first). */
@@ -46,14 +69,19 @@ public final class ParameterSampler {
         int uops = 1 + rnd.nextInt(Math.max(5, d.uops()));
         int latency = rnd.nextInt(Math.max(5, d.latency()) + 1);
         int readAdvance = rnd.nextInt(Math.max(5, d.readAdvance()) + 1);
+        boolean second = !memoryPorts.isEmpty();
+        if (second) { // what the second machine does not read stays as it is
+            uops = d.uops();
+            readAdvance = d.readAdvance();
+        }
         Map<String, Integer> ports = new TreeMap<>();
         int count = rnd.nextInt(3);
         for (int k = 0; k < count; k++) {
             ports.merge(groups.get(rnd.nextInt(groups.size())), rnd.nextInt(3), Integer::sum);
         }
         d.ports().forEach((p, c) -> {
-            if (p.contains("Divider")) {
-                ports.put(p, c); // dividers are rare and long; keep them
+            if (p.contains("Divider") || (second && memoryOnly(p))) {
+                ports.put(p, c); // dividers are rare and long; keep them (and memory groups on the second machine)
             }
         });
         return new InstructionParams(uops, latency, readAdvance, ports);

@@ -27,6 +27,18 @@ final class SurrogateBatch {
     final float[] zeroIdiom;
     /** [instructions × 2]: critical-chain coefficients of latency and read-advance. */
     final float[] chain;
+    /** [instructions × layout width]: the default table's rows, and their critical-chain coefficients. */
+    final float[] defaultRows;
+    final float[] defaultChain;
+    /** [blocks]: the front end's bound (0 for a machine without one). */
+    final float[] frontEnd;
+    /**
+     * [blocks]: the second machine's issue bound (fused micro-ops ÷ issue width, which the rows' micro-op counts
+     * do not give), or null for the first machine, whose bound is the rows' micro-ops ÷ the dispatch width.
+     */
+    final float[] issue;
+    /** [blocks]: the simulator's cycles with the default table (what the block does when nothing is changed). */
+    final float[] simulated;
 
     /**
      * @param prepared per block, its prepared form
@@ -56,6 +68,11 @@ final class SurrogateBatch {
         this.globals = new float[blocks * 2];
         zeroIdiom = new float[insns];
         chain = new float[insns * 2];
+        defaultRows = new float[insns * width];
+        defaultChain = new float[insns * 2];
+        frontEnd = new float[blocks];
+        simulated = new float[blocks];
+        issue = prepared.isEmpty() || prepared.get(0).issue() < 0 ? null : new float[blocks];
         int i = 0;
         int t = 0;
         for (int b = 0; b < blocks; b++) {
@@ -69,6 +86,18 @@ final class SurrogateBatch {
                 readAdvance[k] = Math.max(0f, r[k][ParameterLayout.READ_ADVANCE]);
             }
             float[][] c = CriticalPath.coefficients(p.block(), p.sources(), latency, readAdvance);
+            float[] defaultLatency = new float[n];
+            float[] defaultReadAdvance = new float[n];
+            for (int k = 0; k < n; k++) {
+                defaultLatency[k] = p.zeroIdiom()[k] ? 0f : Math.max(0f, p.defaultRows()[k][ParameterLayout.LATENCY]);
+                defaultReadAdvance[k] = Math.max(0f, p.defaultRows()[k][ParameterLayout.READ_ADVANCE]);
+            }
+            float[][] dc = CriticalPath.coefficients(p.block(), p.sources(), defaultLatency, defaultReadAdvance);
+            frontEnd[b] = p.frontEnd();
+            simulated[b] = p.simulated();
+            if (issue != null) {
+                issue[b] = p.issue();
+            }
             globals[2 * b] = blockGlobals[b][0];
             globals[2 * b + 1] = blockGlobals[b][1];
             for (int k = 0; k < n; k++, i++) {
@@ -82,6 +111,9 @@ final class SurrogateBatch {
                 zeroIdiom[i] = p.zeroIdiom()[k] ? 1f : 0f;
                 chain[2 * i] = c[0][k];
                 chain[2 * i + 1] = c[1][k];
+                System.arraycopy(p.defaultRows()[k], 0, defaultRows, i * width, width);
+                defaultChain[2 * i] = dc[0][k];
+                defaultChain[2 * i + 1] = dc[1][k];
             }
             lastInstruction[b] = (long) b * maxI + n - 1;
         }

@@ -86,7 +86,7 @@ public final class SurrogateData {
                 out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
             }
         });
-        ParameterSampler sampler = new ParameterSampler(defaults);
+        ParameterSampler sampler = new ParameterSampler(defaults, options);
         int done = kept.size();
         int made = 0;
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.APPEND)) {

@@ -4,7 +4,10 @@ import dev.basalt.simulator.InstructionParams;
 import dev.basalt.simulator.SimulatorParams;
 import dev.basalt.simulator.Simulator;
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import dev.basalt.training.Djl;
 import dev.basalt.core.Microarchitecture;
@@ -40,7 +43,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
      * sources and each instruction's form.
      */
     record Prepared(BasicBlock block, int[][] tokens, boolean[] zeroIdiom, Simulator.Sources sources,
-                    String[] forms) {
+                    String[] forms, float frontEnd, float issue, float simulated, float[][] defaultRows) {
         int size() {
             return forms.length;
         }
@@ -48,12 +51,15 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
 
     private final ParameterLayout layout;
     private final SurrogateNetwork network;
+    /** The bundled table's simulator, for each block's front-end bound (which no tuned value changes much). */
+    private final Simulator frontEnd;
     private final Map<BasicBlock, Prepared> prepared = new ConcurrentHashMap<>();
 
     private SurrogateModel(Saved saved, Vocabulary vocabulary, Microarchitecture uarch, ParameterLayout layout,
                            Provenance provenance) {
         super(FORMAT, saved, vocabulary, List.of(uarch), provenance);
         this.layout = layout;
+        this.frontEnd = new Simulator(SimulatorParams.bundled(uarch));
         this.network = new SurrogateNetwork(parameters(), manager(), saved.surrogate(), layout, vocabulary.size());
     }
 
@@ -98,6 +104,11 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
         return Vocabulary.build(tokens, List.of(), 1);
     }
 
+    /** The simulator options the surrogate imitates. */
+    Simulator.Options options() {
+        return savedConfig().options();
+    }
+
     public SurrogateConfig config() {
         return savedConfig().surrogate();
     }
@@ -119,10 +130,16 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
             for (int i = 0; i < n; i++) {
                 Instruction insn = b.instruction(i);
                 ids[i] = tokens(insn).stream().mapToInt(vocabulary()::id).toArray();
-                zero[i] = insn.idiom() == Idiom.ZERO;
+                zero[i] = Simulator.noExecution(insn, savedConfig().options());
                 forms[i] = insn.form();
             }
-            return new Prepared(b, ids, zero, Simulator.sources(b, savedConfig().options()), forms);
+            return new Prepared(b, ids, zero, Simulator.sources(b, savedConfig().options()), forms,
+                    (float) frontEnd.frontEndBound(b, savedConfig().options()),
+                    savedConfig().options().secondGeneration()
+                            ? (float) frontEnd.issueBound(b, savedConfig().options()) : -1f,
+                    (float) frontEnd.run(b, savedConfig().options()).cyclesPerIteration(),
+                    java.util.Arrays.stream(forms).map(f -> layout.encode(frontEnd.resolve(f).row()))
+                            .toArray(float[][]::new));
         });
     }
 
@@ -161,11 +178,19 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
     private NDArray forward(SurrogateBatch b, NDManager m) {
         NDArray rows = m.create(b.rows, new Shape(b.instructions, layout.width()));
         NDArray globals = m.create(b.globals, new Shape(b.blocks, 2));
-        return network.forward(b, rows, globals, m);
+        return forward(b, rows, globals, m);
     }
 
-    /** Forward pass with given rows [instructions × width] and globals [blocks × 2] (for parameter learning). */
+    /**
+     * Forward pass with given rows [instructions × width] and globals [blocks × 2] (for parameter learning). The
+     * second-generation machine issues {@link dev.basalt.simulator.CoreParams#issueWidth()} fused micro-ops a
+     * cycle whatever the table's dispatch width, so there the first global is that constant (and gets no gradient).
+     */
     NDArray forward(SurrogateBatch b, NDArray rows, NDArray globals, NDManager m) {
+        if (savedConfig().options().secondGeneration()) {
+            NDArray width = m.full(new Shape(b.blocks, 1), (float) frontEnd.params().core().issueWidth());
+            globals = NDArrays.concat(new NDList(width, globals.get(new NDIndex(":, 1:2"))), 1);
+        }
         return network.forward(b, rows, globals, m);
     }
 

@@ -44,10 +44,10 @@ class TunerTest {
         SimulatorParams initial = SimulatorParams.bundled(Microarchitecture.HASWELL);
         Tuner.Report r = tune(initial, pool, train, validation, test, config, dir.resolve("work"), log);
         List<String> names = r.stages().stream().map(Tuner.Stage::name).toList();
-        assertEquals(List.of("llvm-mca defaults", "surrogate-learned", "refined from defaults"), names.subList(0, 3));
-        // Refining the surrogate's table too happens exactly when it beat the defaults on validation.
-        assertEquals(r.stages().get(1).validationMape() < r.stages().get(0).validationMape(),
-                names.contains("refined from surrogate-learned"), names.toString());
+        // The refinement starts from the defaults only (the surrogate's rows are candidates), and only its table,
+        // held to the plausibility rules, is written.
+        assertEquals(List.of("llvm-mca defaults", "surrogate-learned", "refined from defaults"), names);
+        assertEquals("refined from defaults", r.tuned().provenance().detail("stage").orElse(null));
         Tuner.Stage defaults = r.stages().get(0);
         Tuner.Stage chosen = r.stages().stream().filter(s -> s.name().equals(r.tuned().provenance().detail("stage").orElse(null)))
                 .findFirst().orElseThrow();

@@ -16,10 +16,9 @@ import java.util.Map;
  * ({@code 0x2324800}) and {@code rbp} ({@code 0x23247f0}), every memory page maps to one physical page filled with
  * that value in every quadword, so two accesses whose addresses agree modulo 4096 touch the same bytes.
  *
- * <p>An address is known when its base and index registers hold known values: registers the block never
- * writes, and registers it writes only by 4- or 8-byte loads from known addresses no store of the block
- * writes (they read the page's filling, the same every iteration). Other writes (an {@code add rdi, 8}) make
- * a register unknown, and accesses through it are left to the dependency graph's same-expression rule. Known
+ * <p>An address is known when its base and index registers hold known values ({@link #knownRegisters}). Other
+ * writes (an {@code add rdi, 8}, whose value changes every iteration) make a register unknown, and accesses
+ * through it are left to the dependency graph's same-expression rule. Known
  * loads depend on the last known store before them (in the previous iteration when it comes later in the
  * block) that overlaps them; {@code partial} marks a load that the store does not contain, whose data cannot
  * be forwarded.
@@ -74,72 +73,121 @@ final class BhiveMemory {
         return out;
     }
 
-    /** Registers (by enclosing name) whose value is the same known number every iteration. */
+    /**
+     * Registers (by enclosing name) whose value is the same known number every iteration (after the first): those
+     * the block never writes keep the harness's value; one the block writes is known when every instruction
+     * writing it computes a known value and they agree — a move of a known register or an immediate, an
+     * {@code lea} of known registers, a zero idiom, or a 4- or 8-byte load from a known address no store of the
+     * block writes (the page's filling). Settled by iterating until nothing changes.
+     */
     static Map<String, Long> knownRegisters(BasicBlock block) {
-        Map<String, Long> initial = new HashMap<>();
+        Map<String, Long> known = new HashMap<>();
         for (String r : new String[] {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
                 "r14", "r15"}) {
-            initial.put(r, INIT);
+            known.put(r, INIT);
         }
-        initial.put("rsp", INIT + 2048);
-        initial.put("rbp", ((INIT + 2048) >> 5 << 5) - 0x10);
-        // Registers written by anything but a plain 4- or 8-byte load are unknown everywhere.
-        Map<String, Long> known = new HashMap<>(initial);
-        List<Instruction> loads = new ArrayList<>();
+        known.put("rsp", INIT + 2048);
+        known.put("rbp", ((INIT + 2048) >> 5 << 5) - 0x10);
+        Map<String, List<Instruction>> writers = new HashMap<>();
         for (Instruction insn : block.instructions()) {
-            boolean plainLoad = insn.mnemonic().equals("mov") && insn.visibleOperands().size() == 2
-                    && insn.visibleOperands().get(0) instanceof Operand.RegisterOperand d
-                    && (d.register().registerClass() == RegisterClass.GPR64
-                    || d.register().registerClass() == RegisterClass.GPR32)
-                    && insn.visibleOperands().get(1) instanceof Operand.MemoryOperand m && m.sizeBits() >= 32;
             for (Operand op : insn.operands()) {
                 if (op instanceof Operand.RegisterOperand r && (r.action().write() || r.action().conditionalWrite())) {
-                    if (plainLoad && op == insn.visibleOperands().get(0)) {
-                        continue;
-                    }
-                    known.remove(r.register().enclosingName());
+                    writers.computeIfAbsent(r.register().enclosingName(), k -> new ArrayList<>()).add(insn);
                 }
             }
-            if (plainLoad) {
-                loads.add(insn);
-            }
         }
-        // A register written by loads is known when every such load reads a known address no store writes:
-        // then it holds the page's filling there. Until settled, such registers are unknown.
-        for (Instruction l : loads) {
-            known.remove(((Operand.RegisterOperand) l.visibleOperands().get(0)).register().enclosingName());
-        }
+        writers.keySet().forEach(known::remove);
         boolean changed = true;
         while (changed) {
             changed = false;
-            Map<String, Long> found = new HashMap<>();
-            Map<String, Boolean> blocked = new HashMap<>();
-            for (Instruction l : loads) {
-                Operand.RegisterOperand d = (Operand.RegisterOperand) l.visibleOperands().get(0);
-                String reg = d.register().enclosingName();
-                if (known.containsKey(reg)) {
+            for (Map.Entry<String, List<Instruction>> e : writers.entrySet()) {
+                if (known.containsKey(e.getKey())) {
                     continue;
                 }
-                Operand.MemoryOperand m = (Operand.MemoryOperand) l.visibleOperands().get(1);
-                Long a = address(m, known);
-                if (a == null || storedBy(block, known, a & 4095, m.sizeBits() / 8)) {
-                    blocked.put(reg, true);
-                    continue;
+                Long value = null;
+                boolean ok = true;
+                for (Instruction w : e.getValue()) {
+                    Long v = valueWritten(w, e.getKey(), known, block);
+                    if (v == null || (value != null && !value.equals(v))) {
+                        ok = false;
+                        break;
+                    }
+                    value = v;
                 }
-                long v = filling(a & 4095, d.register().widthBits() / 8);
-                Long before = found.putIfAbsent(reg, v);
-                if (before != null && before != v) {
-                    blocked.put(reg, true);
-                }
-            }
-            for (Map.Entry<String, Long> e : found.entrySet()) {
-                if (!blocked.containsKey(e.getKey())) {
-                    known.put(e.getKey(), e.getValue());
+                if (ok && value != null) {
+                    known.put(e.getKey(), value);
                     changed = true;
                 }
             }
         }
         return known;
+    }
+
+    /** The value {@code insn} leaves in register {@code reg} given {@code known} registers, or null when not known. */
+    private static Long valueWritten(Instruction insn, String reg, Map<String, Long> known, BasicBlock block) {
+        List<Operand> ops = insn.visibleOperands();
+        if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d)
+                || !d.register().enclosingName().equals(reg)) {
+            return null; // flags or hidden writes of other registers, or an instruction we do not follow
+        }
+        for (Operand op : insn.operands()) { // it must write nothing else we track
+            if (op != d && op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
+                    && (r.action().write() || r.action().conditionalWrite())) {
+                return null;
+            }
+        }
+        int width = d.register().widthBits();
+        if (width != 32 && width != 64) {
+            return null; // a partial write keeps bits we would have to track
+        }
+        long mask = width == 32 ? 0xffffffffL : -1L;
+        Operand src = ops.get(1);
+        if (insn.idiom() == dev.basalt.decoder.Idiom.ZERO) {
+            return 0L;
+        }
+        switch (insn.mnemonic()) {
+            case "mov" -> {
+                if (src instanceof Operand.RegisterOperand s && (s.register().widthBits() == width)) {
+                    Long v = known.get(s.register().enclosingName());
+                    return v == null ? null : v & mask;
+                }
+                if (src instanceof Operand.ImmediateOperand i) {
+                    return i.value() & mask;
+                }
+                if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
+                    Long a = address(m, known);
+                    if (a == null || storedBy(block, known, a & 4095, m.sizeBits() / 8)) {
+                        return null;
+                    }
+                    return filling(a & 4095, width / 8) & mask;
+                }
+                return null;
+            }
+            case "lea" -> {
+                if (src instanceof Operand.AddressOperand a) {
+                    long v = a.displacement();
+                    if (a.base().isPresent()) {
+                        Long b = known.get(a.base().enclosingName());
+                        if (b == null || a.base().registerClass() == RegisterClass.IP) {
+                            return null;
+                        }
+                        v += b;
+                    }
+                    if (a.index().isPresent()) {
+                        Long x = known.get(a.index().enclosingName());
+                        if (x == null) {
+                            return null;
+                        }
+                        v += x * a.scale();
+                    }
+                    return v & mask;
+                }
+                return null;
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 
     /** The bytes at page offset {@code offset} of the page filled with {@link #INIT} quadwords, little-endian. */

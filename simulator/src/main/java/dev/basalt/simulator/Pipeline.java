@@ -59,7 +59,6 @@ final class Pipeline {
     private final boolean[] memorySource;
     private final boolean[] addressSource;
     private final boolean[] partialSource; // a store→load source whose store does not contain the load
-    private boolean[] partial = new boolean[0];
     private final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
     // their rsp arrives a cycle later.
@@ -69,6 +68,7 @@ final class Pipeline {
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
     // opPart and loadPart are the two halves for execution-time port choice.
     private final boolean[] twoStep;
+    private final int[] addressUops;
     private final boolean[] loading;
     private final int[] split;
     private final int[][] opPart;
@@ -148,6 +148,7 @@ final class Pipeline {
         this.demand = new int[n][];
         this.issueSlots = new int[n];
         this.twoStep = new boolean[n];
+        this.addressUops = new int[n];
         this.loading = new boolean[n];
         this.split = new int[n];
         this.opPart = new int[n][];
@@ -189,24 +190,29 @@ final class Pipeline {
             int loads = simulator.hasLoadPorts() ? InstructionShape.loads(insn) : 0;
             int address = loads + (simulator.hasLoadPorts() && InstructionShape.stores(insn) ? 1 : 0);
             twoStep[i] = address > 0 && !shape[i].noPort() && portMicroOps(ops) > address;
-            split[i] = twoStep[i] ? demand[i].length - address : demand[i].length;
+            addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
-            opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
-            loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
             widest = Math.max(widest, demand[i].length);
         }
         this.blockBytes = Math.max(1, bytes);
         this.maxDemand = Math.max(1, widest);
         this.loadGroup = simulator.groupOf(core.loadPorts());
         Simulator.Sources src = Simulator.sources(block, options, stackOp);
-        if (options.memoryDependencies()) {
-            src = withHarnessMemory(src, BhiveMemory.edges(block));
-        }
         this.start = src.start();
         this.producers = src.producers();
         this.memorySource = src.memory();
         this.addressSource = src.address();
-        this.partialSource = partial;
+        this.partialSource = src.partial();
+        // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in
+        // two steps too: the merge waits for the old value, the load does not.
+        for (int i = 0; i < n; i++) {
+            for (int k = start[i]; k < start[i + 1] && loading[i] && !twoStep[i] && addressUops[i] > 0; k++) {
+                twoStep[i] = !memorySource[k] && !addressSource[k];
+            }
+            split[i] = twoStep[i] ? demand[i].length - addressUops[i] : demand[i].length;
+            opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
+            loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
+        }
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
             syncProducer[i] = -1;
@@ -252,55 +258,6 @@ final class Pipeline {
         this.iterationRetired = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
         this.simulatedIterations = options.iterations();
-    }
-
-    /**
-     * {@code src} with the store→load sources of BHive's memory layout ({@link BhiveMemory}) added where the
-     * dependency graph has none from that store; sets {@link #partial} for the new arrays.
-     */
-    private Simulator.Sources withHarnessMemory(Simulator.Sources src, List<BhiveMemory.Edge> edges) {
-        int[] start = src.start();
-        int[] prod = src.producers();
-        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial
-        for (int i = 0; i < n; i++) {
-            for (int k = start[i]; k < start[i + 1]; k++) {
-                all.add(new int[] {i, prod[2 * k], prod[2 * k + 1], src.memory()[k] ? 1 : 0, src.address()[k] ? 1 : 0,
-                        0});
-            }
-        }
-        int given = all.size();
-        for (BhiveMemory.Edge e : edges) {
-            boolean known = false;
-            for (int k = start[e.load()]; k < start[e.load() + 1]; k++) {
-                known |= src.memory()[k] && prod[2 * k] == e.store();
-            }
-            if (!known) {
-                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0});
-            }
-        }
-        if (all.size() == given) {
-            partial = new boolean[given];
-            return src;
-        }
-        all.sort(java.util.Comparator.comparingInt(a -> a[0]));
-        int[] newStart = new int[n + 1];
-        int[] newProd = new int[2 * all.size()];
-        boolean[] memory = new boolean[all.size()];
-        boolean[] address = new boolean[all.size()];
-        partial = new boolean[all.size()];
-        for (int k = 0; k < all.size(); k++) {
-            int[] a = all.get(k);
-            newStart[a[0] + 1]++;
-            newProd[2 * k] = a[1];
-            newProd[2 * k + 1] = a[2];
-            memory[k] = a[3] == 1;
-            address[k] = a[4] == 1;
-            partial[k] = a[5] == 1;
-        }
-        for (int i = 0; i < n; i++) {
-            newStart[i + 1] += newStart[i];
-        }
-        return new Simulator.Sources(newStart, newProd, memory, address, src.stackPointer());
     }
 
     /** Instance {@code j} enters the window: its slot is reset. */

@@ -254,8 +254,7 @@ public final class Simulator {
             readAdvance[i] = Math.max(0, row.readAdvance());
         }
         double dispatch = uops / (second ? params.core().issueWidth() : params.dispatchWidth());
-        double frontEnd = second && options.frontEnd()
-                ? new Pipeline(this, block, options, true).run().cyclesPerIteration() : 0;
+        double frontEnd = frontEndBound(block, options);
         double port = 0;
         String busiest = "";
         double[] pc = second ? balancedPortLoad(portDemands) : r.portCycles();
@@ -325,6 +324,46 @@ public final class Simulator {
         return load;
     }
 
+    /**
+     * Whether {@code insn} takes neither port nor latency under {@code options}: a zero idiom, and on the second
+     * machine also a NOP and (with move elimination) an eliminable register move — as long as elimination slots
+     * last, which an analytical bound does not see.
+     */
+    public static boolean noExecution(Instruction insn, Options options) {
+        if (insn.idiom() == Idiom.ZERO) {
+            return true;
+        }
+        return options.secondGeneration() && (insn.mnemonic().equals("nop")
+                || options.moveElimination() && InstructionShape.moveRegisterFile(insn) > 0);
+    }
+
+    /**
+     * The issue bound of the second machine: fused micro-ops per iteration at the renamer ÷ its issue width (the
+     * dispatch bound of {@link #bottleneck} without running the block).
+     */
+    public double issueBound(BasicBlock block, Options options) {
+        boolean[] stackOp = stackOps(block);
+        double slots = 0;
+        for (int i = 0; i < block.size(); i++) {
+            Instruction insn = block.instruction(i);
+            InstructionParams row = resolve(insn.form()).row();
+            int[] ops = microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
+                    options.stackEngine() && stackOp[i]);
+            slots += InstructionShape.of(insn, row, Math.max(1, (int) Arrays.stream(ops).filter(d -> d >= 0).count()),
+                    params.core(), options.microFusion(), options.moveElimination()).issueUops();
+        }
+        return slots / params.core().issueWidth();
+    }
+
+    /**
+     * Cycles per iteration the front end alone needs for {@code block} (the second machine with an ideal back
+     * end): the front-end bound of {@link #bottleneck}, 0 when {@code options} model no front end.
+     */
+    public double frontEndBound(BasicBlock block, Options options) {
+        return options.secondGeneration() && options.frontEnd()
+                ? new Pipeline(this, block, options, true).run().cyclesPerIteration() : 0;
+    }
+
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         if (options.secondGeneration()) {
@@ -347,10 +386,11 @@ public final class Simulator {
      * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
      * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is
      * memory (a store the load reads from) at {@code memory[k]}, and whether it is a register the consumer reads
-     * as an address (base or index of a memory operand) at {@code address[k]}, and whether it is {@code rsp} at
-     * {@code stackPointer[k]}.
+     * as an address (base or index of a memory operand) at {@code address[k]}, whether it is {@code rsp} at
+     * {@code stackPointer[k]}, and whether it is a store that does not contain the load at {@code partial[k]}.
      */
-    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] stackPointer) {
+    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] stackPointer,
+                          boolean[] partial) {
     }
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
@@ -403,8 +443,12 @@ public final class Simulator {
                     && readsAsAddress(block.instruction(d.consumer()), d.resource().name());
             stackPointer[at] = d.resource().kind() == Resource.Kind.REGISTER && d.resource().name().equals("rsp");
         }
-        return new Sources(prodCount, prod, memory, address, stackPointer);
+        Sources graph = new Sources(prodCount, prod, memory, address, stackPointer, new boolean[sources.size()]);
+        // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
+        return options.secondGeneration() && options.memoryDependencies()
+                ? withHarnessMemory(block, graph, BhiveMemory.edges(block)) : graph;
     }
+
 
     /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
     private static boolean readsAsAddress(Instruction insn, String name) {
@@ -415,6 +459,57 @@ public final class Simulator {
             }
         }
         return false;
+    }
+
+    /**
+     * {@code src} with the store→load sources of BHive's memory layout ({@link BhiveMemory}) added where the
+     * dependency graph has none from that store.
+     */
+    private static Sources withHarnessMemory(BasicBlock block, Sources src, List<BhiveMemory.Edge> edges) {
+        int n = block.size();
+        int[] start = src.start();
+        int[] prod = src.producers();
+        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial, rsp
+        for (int i = 0; i < n; i++) {
+            for (int k = start[i]; k < start[i + 1]; k++) {
+                all.add(new int[] {i, prod[2 * k], prod[2 * k + 1], src.memory()[k] ? 1 : 0, src.address()[k] ? 1 : 0,
+                        0, src.stackPointer()[k] ? 1 : 0});
+            }
+        }
+        int given = all.size();
+        for (BhiveMemory.Edge e : edges) {
+            boolean known = false;
+            for (int k = start[e.load()]; k < start[e.load() + 1]; k++) {
+                known |= src.memory()[k] && prod[2 * k] == e.store();
+            }
+            if (!known) {
+                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0, 0});
+            }
+        }
+        if (all.size() == given) {
+            return src;
+        }
+        all.sort(java.util.Comparator.comparingInt(a -> a[0]));
+        int[] newStart = new int[n + 1];
+        int[] newProd = new int[2 * all.size()];
+        boolean[] memory = new boolean[all.size()];
+        boolean[] address = new boolean[all.size()];
+        boolean[] partial = new boolean[all.size()];
+        boolean[] stackPointer = new boolean[all.size()];
+        for (int k = 0; k < all.size(); k++) {
+            int[] a = all.get(k);
+            newStart[a[0] + 1]++;
+            newProd[2 * k] = a[1];
+            newProd[2 * k + 1] = a[2];
+            memory[k] = a[3] == 1;
+            address[k] = a[4] == 1;
+            partial[k] = a[5] == 1;
+            stackPointer[k] = a[6] == 1;
+        }
+        for (int i = 0; i < n; i++) {
+            newStart[i + 1] += newStart[i];
+        }
+        return new Sources(newStart, newProd, memory, address, stackPointer, partial);
     }
 
     /**
