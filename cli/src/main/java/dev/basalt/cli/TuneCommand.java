@@ -223,7 +223,7 @@ final class TuneCommand implements Callable<Integer> {
             SimulatorRefiner.Evidence e = c.evidence();
             sb.append(String.format(Locale.ROOT, "| `%s` | %d | %s | %s | %s | %s | %s |%n", c.form(), c.blocks(),
                     row(c.before()), row(c.after()),
-                    e == null ? "-" : String.format(Locale.ROOT, "%.3f → %.3f", e.trainBefore(), e.trainAfter()),
+                    e == null ? "class rule" : String.format(Locale.ROOT, "%.3f → %.3f", e.trainBefore(), e.trainAfter()),
                     e == null ? "-" : String.valueOf(e.heldOutBlocks()),
                     e == null ? "-" : String.format(Locale.ROOT, "%.3f → %.3f", e.heldOutBefore(), e.heldOutAfter())));
         }

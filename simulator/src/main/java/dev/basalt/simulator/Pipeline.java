@@ -89,6 +89,10 @@ final class Pipeline {
     private final int mask;
     private final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
     private final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
+    private final int[] blocker; // the producer instance whose unknown result held j up last, or -1
+    private final boolean[] sourcesReady; // whether j's current step found its sources ready (ports held it)
+    private final Scratch room;
+    private int busiestIteration; // the highest iteration whose port counts this run touched
     // Front end.
     private long window;
     private int predecodeNext;
@@ -130,7 +134,7 @@ final class Pipeline {
      * @param idealBackEnd whether renaming, execution and retirement take no time and have no limits, so that
      *                     the run measures what the front end alone delivers (its bound, {@link Bottleneck})
      */
-    Pipeline(Simulator simulator, BasicBlock block, Simulator.Options options, boolean idealBackEnd) {
+    Pipeline(Simulator simulator, BasicBlock block, Simulator.Options options, boolean idealBackEnd, Scratch scratch) {
         this.idealBackEnd = idealBackEnd;
         this.simulator = simulator;
         this.params = simulator.params();
@@ -230,34 +234,93 @@ final class Pipeline {
         int slots = Integer.highestOneBit(Math.max(16, core.instructionQueue() + core.uopQueue() + params.robSize()
                 + core.predecodeWidth() + 4 * n + 8) * 2 - 1);
         this.mask = slots - 1;
-        this.predecoded = new long[slots];
-        this.decoded = new long[slots];
-        this.renamed = new long[slots];
-        this.issued = new long[slots];
-        this.done = new long[slots];
-        this.bound = new int[slots * maxDemand];
-        this.eliminated = new boolean[slots];
-        this.loadDone = new long[slots];
-        this.notBefore = new long[slots];
+        Scratch room = scratch.fit(slots, maxDemand, portCount * options.iterations());
+        this.predecoded = room.predecoded;
+        this.decoded = room.decoded;
+        this.renamed = room.renamed;
+        this.issued = room.issued;
+        this.done = room.done;
+        this.bound = room.bound;
+        this.eliminated = room.eliminated;
+        this.loadDone = room.loadDone;
+        this.notBefore = room.notBefore;
+        this.blocker = room.blocker;
+        this.sourcesReady = room.sourcesReady;
+        this.room = room;
         this.waitSum = new long[n];
         if (!options.frontEnd()) { // every instruction waits in the micro-op queue from the start
             predecodeNext = total;
             decodeNext = total;
         }
-        this.scheduler = new int[predecoded.length];
-        this.wake = new long[predecoded.length];
+        this.scheduler = room.scheduler;
+        this.wake = room.wake;
         this.queued = new int[portCount];
         this.queuedAtStart = new int[portCount];
         this.eliminations = new int[3][core.moveEliminationCycles()];
         this.eliminationCycle = new long[3][core.moveEliminationCycles()];
         this.portFree = new long[portCount];
         this.portUse = new long[portCount];
-        this.portBusy = new long[portCount * options.iterations()];
+        this.portBusy = room.portBusy;
         this.scratch = new long[portCount];
         this.taken = new long[portCount];
         this.iterationRetired = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
         this.simulatedIterations = options.iterations();
+    }
+
+    /**
+     * The large arrays of a run, kept by the simulator per thread and reused: a run sizes them ({@link #fit}),
+     * clears the per-iteration port counts, and resets a ring slot when its instance enters the window
+     * ({@link #born}) — no slot is read before that.
+     */
+    static final class Scratch {
+        private int slots;
+        private int demand;
+        long[] predecoded = new long[0];
+        long[] decoded = new long[0];
+        long[] renamed = new long[0];
+        long[] issued = new long[0];
+        long[] done = new long[0];
+        int[] bound = new int[0];
+        boolean[] eliminated = new boolean[0];
+        long[] loadDone = new long[0];
+        long[] notBefore = new long[0];
+        int[] blocker = new int[0];
+        boolean[] sourcesReady = new boolean[0];
+        private int portBusyDirty;
+        int[] scheduler = new int[0];
+        long[] wake = new long[0];
+        long[] portBusy = new long[0];
+
+        /** These arrays with room for at least {@code slots} ring slots, and zeroed per-iteration port counts. */
+        Scratch fit(int slots, int demand, int portBusyLength) {
+            if (this.slots < slots || this.demand < demand) { // larger arrays serve smaller runs
+                this.slots = Math.max(this.slots, slots);
+                this.demand = Math.max(this.demand, demand);
+                slots = this.slots;
+                demand = this.demand;
+                predecoded = new long[slots];
+                decoded = new long[slots];
+                renamed = new long[slots];
+                issued = new long[slots];
+                done = new long[slots];
+                bound = new int[slots * demand];
+                eliminated = new boolean[slots];
+                loadDone = new long[slots];
+                notBefore = new long[slots];
+                blocker = new int[slots];
+                sourcesReady = new boolean[slots];
+                scheduler = new int[slots];
+                wake = new long[slots];
+            }
+            if (portBusy.length < portBusyLength) {
+                portBusy = new long[portBusyLength];
+            } else {
+                Arrays.fill(portBusy, 0, Math.min(portBusyDirty, portBusy.length), 0);
+            }
+            portBusyDirty = 0;
+            return this;
+        }
     }
 
     /** Instance {@code j} enters the window: its slot is reset. */
@@ -271,6 +334,8 @@ final class Pipeline {
         eliminated[at] = false;
         loadDone[at] = Long.MAX_VALUE;
         notBefore[at] = 0;
+        blocker[at] = -1;
+        sourcesReady[at] = false;
     }
 
     /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
@@ -288,18 +353,22 @@ final class Pipeline {
 
     /** The cycle loop: the stages from the back of the pipeline to the front, once per cycle. */
     Simulator.Result run() {
-        while (nextRetire < total) {
-            retire();
-            if (finalCycles >= 0) {
-                break;
+        try {
+            while (nextRetire < total) {
+                retire();
+                if (finalCycles >= 0) {
+                    break;
+                }
+                execute();
+                rename();
+                decode();
+                predecode();
+                tick();
             }
-            execute();
-            rename();
-            decode();
-            predecode();
-            tick();
+            return result();
+        } finally {
+            room.portBusyDirty = (busiestIteration + 1) * portCount; // what the next run must clear
         }
-        return result();
     }
 
     /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
@@ -370,6 +439,8 @@ final class Pipeline {
                 if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
                     loadDone[at] = now + (loading[i] ? params.loadLatency() : 1);
                     notBefore[at] = 0; // the next step has other sources
+                    blocker[at] = -1;
+                    sourcesReady[at] = false;
                     wake[keep] = loadDone[at];
                 } else {
                     wake[keep] = Math.max(now + 1, notBefore[at]);
@@ -398,8 +469,18 @@ final class Pipeline {
      */
     private boolean ready(int j, int i, boolean loadStep) {
         int at = j & mask;
+        if (sourcesReady[at]) {
+            return true; // ready before, held up by its ports: sources do not become unready
+        }
         if (notBefore[at] > now) {
             return false; // a source already known to arrive later
+        }
+        int waitingFor = blocker[at];
+        if (waitingFor >= 0) {
+            if (done[waitingFor & mask] == Long.MAX_VALUE) {
+                return false; // the producer that held it up last time has still not executed
+            }
+            blocker[at] = -1;
         }
         long earliest = twoStep[i] && !loadStep ? loadDone[at] : 0;
         boolean unknown = earliest == Long.MAX_VALUE;
@@ -413,9 +494,11 @@ final class Pipeline {
             if (iter < 0) {
                 continue; // the first iteration's loop-carried inputs are ready
             }
-            long d = done[(iter * n + producers[2 * k]) & mask];
+            int p = iter * n + producers[2 * k];
+            long d = done[p & mask];
             if (d == Long.MAX_VALUE) {
                 unknown = true;
+                blocker[at] = p;
             } else if (memorySource[k]) {
                 // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
                 // that its own load latency ends then. Without forwarding it waits for the store.
@@ -429,8 +512,12 @@ final class Pipeline {
             // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
             int iter = iteration - (syncProducer[i] >= i ? 1 : 0);
             if (iter >= 0) {
-                long d = done[(iter * n + syncProducer[i]) & mask];
+                int p = iter * n + syncProducer[i];
+                long d = done[p & mask];
                 unknown = d == Long.MAX_VALUE;
+                if (unknown) {
+                    blocker[at] = p;
+                }
                 earliest = Math.max(earliest, d + 1);
             }
         }
@@ -440,6 +527,7 @@ final class Pipeline {
             }
             return false;
         }
+        sourcesReady[at] = true;
         return true;
     }
 
@@ -456,30 +544,27 @@ final class Pipeline {
             account(j);
             return true;
         }
-        Arrays.fill(taken, 0);
+        int base = (j & mask) * maxDemand;
         for (int k = from; k < to; k++) {
-            int port = bound[(j & mask) * maxDemand + k];
-            if (portFree[port] > now) {
+            if (portFree[bound[base + k]] > now) {
                 return false;
             }
             if (d[k] < 0) {
-                taken[port] += d[++k];
-            } else {
-                taken[port]++;
-            }
-        }
-        for (int p = 0; p < portCount; p++) {
-            if (taken[p] > 0) {
-                portFree[p] = now + taken[p];
-                portUse[p] += taken[p];
-            }
-        }
-        account(j);
-        for (int k = from; k < to; k++) {
-            if (d[k] >= 0) {
-                queued[bound[(j & mask) * maxDemand + k]]--;
-            } else {
                 k++;
+            }
+        }
+        // Each micro-op holds its port a cycle more (a divider its cycles): a port taken twice is busy two.
+        int busy = (j / n) * portCount;
+        busiestIteration = Math.max(busiestIteration, j / n);
+        for (int k = from; k < to; k++) {
+            int port = bound[base + k];
+            boolean divider = d[k] < 0;
+            int cycles = divider ? d[++k] : 1;
+            portFree[port] = Math.max(portFree[port], now) + cycles;
+            portUse[port] += cycles;
+            portBusy[busy + port] += cycles;
+            if (!divider) {
+                queued[port]--;
             }
         }
         return true;
@@ -488,6 +573,7 @@ final class Pipeline {
     /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
     private void account(int j) {
         int base = (j / n) * portCount;
+        busiestIteration = Math.max(busiestIteration, j / n);
         for (int p = 0; p < portCount; p++) {
             portBusy[base + p] += taken[p];
         }

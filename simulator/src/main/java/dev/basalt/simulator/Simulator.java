@@ -90,6 +90,8 @@ public final class Simulator {
 
     private final Map<String, InstructionParams> forms;
     private final Map<String, InstructionParams> mnemonics;
+    // Each thread's reusable arrays for the second machine's runs (a run is single-threaded and not nested).
+    private final ThreadLocal<Pipeline.Scratch> scratch = ThreadLocal.withInitial(Pipeline.Scratch::new);
     private final Map<InstructionParams, int[]> demands;
 
     /** The parameter table in use. */
@@ -361,13 +363,13 @@ public final class Simulator {
      */
     public double frontEndBound(BasicBlock block, Options options) {
         return options.secondGeneration() && options.frontEnd()
-                ? new Pipeline(this, block, options, true).run().cyclesPerIteration() : 0;
+                ? new Pipeline(this, block, options, true, scratch.get()).run().cyclesPerIteration() : 0;
     }
 
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         if (options.secondGeneration()) {
-            return new Pipeline(this, block, options, false).run();
+            return new Pipeline(this, block, options, false, scratch.get()).run();
         }
         Run run = new Run(block, options);
         while (run.running()) {
