@@ -107,6 +107,7 @@ final class Pipeline {
     private int schedUops;
     private final int[] scheduler;
     private final long[] wake; // per scheduler entry: the first cycle it may execute (a lower bound)
+    private long earliestWake; // the smallest wake of the scheduler's entries (Long.MAX_VALUE: none)
     private int schedCount;
     private final int[] queued;
     private final int[] queuedAtStart;
@@ -424,6 +425,9 @@ final class Pipeline {
             schedCount = 0;
             return;
         }
+        if (now < earliestWake) {
+            return; // no entry can execute before then: nothing to scan
+        }
         int keep = 0;
         long[] wake = this.wake;
         for (int s = 0; s < schedCount; s++) {
@@ -459,6 +463,11 @@ final class Pipeline {
             }
         }
         schedCount = keep;
+        long soonest = Long.MAX_VALUE;
+        for (int s = 0; s < keep; s++) {
+            soonest = Math.min(soonest, wake[s]);
+        }
+        earliestWake = soonest;
     }
 
     /**
@@ -634,6 +643,7 @@ final class Pipeline {
             return;
         }
         wake[schedCount] = now + 1;
+        earliestWake = Math.min(earliestWake, now + 1);
         scheduler[schedCount++] = j;
         int file = shape[i].moveRegisterFile();
         if (file > 0 && eliminate(file)) {
