@@ -172,15 +172,14 @@ final class Pipeline {
             }
             offset[i] = insn.offset();
             bytes = Math.max(bytes, insn.offset() + (long) insn.length());
-            int[] ops = simulator.microOps(r.row(), InstructionShape.loads(insn), InstructionShape.stores(insn),
-                    options.stackEngine() && stackOp[i]);
+            int[] ops = simulator.microOps(insn, r.row(), stackOp[i], options);
             if (stackSync[i] && alu >= 0) { // the sync micro-op, on an ALU port, before the rest
                 int[] withSync = new int[ops.length + 1];
                 withSync[0] = alu;
                 System.arraycopy(ops, 0, withSync, 1, ops.length);
                 ops = withSync;
             }
-            unfused[i] = Math.max(1, portMicroOps(ops));
+            unfused[i] = Math.max(1, Simulator.portMicroOps(ops));
             shape[i] = InstructionShape.of(insn, r.row(), Math.max(1, unfused[i] - (stackSync[i] ? 1 : 0)), core,
                     options.microFusion(), options.moveElimination());
             issueSlots[i] = shape[i].issueUops() + (stackSync[i] ? 1 : 0);
@@ -194,7 +193,7 @@ final class Pipeline {
             demand[i] = shape[i].noPort() ? new int[0] : ops;
             int loads = simulator.hasLoadPorts() ? InstructionShape.loads(insn) : 0;
             int address = loads + (simulator.hasLoadPorts() && InstructionShape.stores(insn) ? 1 : 0);
-            twoStep[i] = address > 0 && !shape[i].noPort() && portMicroOps(ops) > address;
+            twoStep[i] = address > 0 && !shape[i].noPort() && Simulator.portMicroOps(ops) > address;
             addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
             widest = Math.max(widest, demand[i].length);
@@ -337,19 +336,6 @@ final class Pipeline {
         notBefore[at] = 0;
         blocker[at] = -1;
         sourcesReady[at] = false;
-    }
-
-    /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
-    private static int portMicroOps(int[] demand) {
-        int count = 0;
-        for (int k = 0; k < demand.length; k++) {
-            if (demand[k] < 0) {
-                k++;
-            } else {
-                count++;
-            }
-        }
-        return count;
     }
 
     /** The cycle loop: the stages from the back of the pipeline to the front, once per cycle. */

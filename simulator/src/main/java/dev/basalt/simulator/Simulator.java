@@ -241,10 +241,8 @@ public final class Simulator {
             InstructionParams row = resolve(insn.form()).row();
             boolean zero = insn.idiom() == Idiom.ZERO;
             if (second) {
-                int[] ops = microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
-                        options.stackEngine() && stackOp[i]);
-                InstructionShape shape = InstructionShape.of(insn, row, Math.max(1, (int) Arrays.stream(ops)
-                        .filter(d -> d >= 0).count()), params.core(), options.microFusion(), options.moveElimination());
+                int[] ops = microOps(insn, row, stackOp[i], options);
+                InstructionShape shape = shapeOf(insn, row, ops, options);
                 uops += shape.issueUops();
                 if (!shape.noPort() && shape.moveRegisterFile() == 0) {
                     portDemands.add(ops);
@@ -349,12 +347,34 @@ public final class Simulator {
         for (int i = 0; i < block.size(); i++) {
             Instruction insn = block.instruction(i);
             InstructionParams row = resolve(insn.form()).row();
-            int[] ops = microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
-                    options.stackEngine() && stackOp[i]);
-            slots += InstructionShape.of(insn, row, Math.max(1, (int) Arrays.stream(ops).filter(d -> d >= 0).count()),
-                    params.core(), options.microFusion(), options.moveElimination()).issueUops();
+            slots += shapeOf(insn, row, microOps(insn, row, stackOp[i], options), options).issueUops();
         }
         return slots / params.core().issueWidth();
+    }
+
+    /** {@link #microOps} of {@code insn} with row {@code row}: its loads, its store, the stack engine's update. */
+    int[] microOps(Instruction insn, InstructionParams row, boolean stackOp, Options options) {
+        return microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
+                options.stackEngine() && stackOp);
+    }
+
+    /** The second machine's shape of {@code insn}, whose micro-ops are {@code ops}. */
+    InstructionShape shapeOf(Instruction insn, InstructionParams row, int[] ops, Options options) {
+        return InstructionShape.of(insn, row, Math.max(1, portMicroOps(ops)), params.core(), options.microFusion(),
+                options.moveElimination());
+    }
+
+    /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
+    static int portMicroOps(int[] demand) {
+        int count = 0;
+        for (int k = 0; k < demand.length; k++) {
+            if (demand[k] < 0) {
+                k++;
+            } else {
+                count++;
+            }
+        }
+        return count;
     }
 
     /**
@@ -388,11 +408,10 @@ public final class Simulator {
      * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
      * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is
      * memory (a store the load reads from) at {@code memory[k]}, and whether it is a register the consumer reads
-     * as an address (base or index of a memory operand) at {@code address[k]}, whether it is {@code rsp} at
-     * {@code stackPointer[k]}, and whether it is a store that does not contain the load at {@code partial[k]}.
+     * as an address (base or index of a memory operand) at {@code address[k]}, and whether it is a store that
+     * does not contain the load at {@code partial[k]}.
      */
-    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] stackPointer,
-                          boolean[] partial) {
+    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial) {
     }
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
@@ -434,7 +453,6 @@ public final class Simulator {
         int[] prod = new int[2 * sources.size()];
         boolean[] memory = new boolean[sources.size()];
         boolean[] address = new boolean[sources.size()];
-        boolean[] stackPointer = new boolean[sources.size()];
         int[] fill = Arrays.copyOf(prodCount, n);
         for (Dependency d : sources) {
             int at = fill[d.consumer()]++;
@@ -443,9 +461,8 @@ public final class Simulator {
             memory[at] = d.resource().kind() == Resource.Kind.MEMORY;
             address[at] = d.resource().kind() == Resource.Kind.REGISTER
                     && readsAsAddress(block.instruction(d.consumer()), d.resource().name());
-            stackPointer[at] = d.resource().kind() == Resource.Kind.REGISTER && d.resource().name().equals("rsp");
         }
-        Sources graph = new Sources(prodCount, prod, memory, address, stackPointer, new boolean[sources.size()]);
+        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[sources.size()]);
         // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
         return options.secondGeneration() && options.memoryDependencies()
                 ? withHarnessMemory(block, graph, BhiveMemory.edges(block)) : graph;
@@ -471,11 +488,11 @@ public final class Simulator {
         int n = block.size();
         int[] start = src.start();
         int[] prod = src.producers();
-        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial, rsp
+        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial
         for (int i = 0; i < n; i++) {
             for (int k = start[i]; k < start[i + 1]; k++) {
                 all.add(new int[] {i, prod[2 * k], prod[2 * k + 1], src.memory()[k] ? 1 : 0, src.address()[k] ? 1 : 0,
-                        0, src.stackPointer()[k] ? 1 : 0});
+                        0});
             }
         }
         int given = all.size();
@@ -485,7 +502,7 @@ public final class Simulator {
                 known |= src.memory()[k] && prod[2 * k] == e.store();
             }
             if (!known) {
-                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0, 0});
+                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0});
             }
         }
         if (all.size() == given) {
@@ -497,7 +514,6 @@ public final class Simulator {
         boolean[] memory = new boolean[all.size()];
         boolean[] address = new boolean[all.size()];
         boolean[] partial = new boolean[all.size()];
-        boolean[] stackPointer = new boolean[all.size()];
         for (int k = 0; k < all.size(); k++) {
             int[] a = all.get(k);
             newStart[a[0] + 1]++;
@@ -506,12 +522,11 @@ public final class Simulator {
             memory[k] = a[3] == 1;
             address[k] = a[4] == 1;
             partial[k] = a[5] == 1;
-            stackPointer[k] = a[6] == 1;
         }
         for (int i = 0; i < n; i++) {
             newStart[i + 1] += newStart[i];
         }
-        return new Sources(newStart, newProd, memory, address, stackPointer, partial);
+        return new Sources(newStart, newProd, memory, address, partial);
     }
 
     /**
