@@ -294,7 +294,8 @@ public final class SimulatorRefiner {
                             c.predecodeWidth(), v[4], c.instructionQueue(), c.decoders(), c.decodeUops(), v[3],
                             c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(),
                             v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),
-                            c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(), c.storeForwardFailPenalty());
+                            c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(), c.storeForwardFailPenalty(),
+                            c.lockCycles());
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {

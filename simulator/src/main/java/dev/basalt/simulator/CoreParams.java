@@ -32,13 +32,16 @@ package dev.basalt.simulator;
  * @param slowLeaLatency        the latency of a three-component {@code lea}
  * @param storeForwardFailPenalty cycles a load waits beyond forwarding when the store it reads does not contain it
  *                              (the data must first reach the cache)
+ * @param lockCycles            cycles a locked read-modify-write ({@code lock} prefix, or {@code xchg} with memory)
+ *                              takes once it executes, which it does only as the oldest instruction in flight;
+ *                              younger memory accesses wait for it (0: no such rule)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
                          int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
-                         int storeForwardFailPenalty) {
+                         int storeForwardFailPenalty, int lockCycles) {
 
     /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
     public enum Unlamination {
@@ -58,7 +61,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         if (predecodeBytes < 1 || predecodeWidth < 1 || lcpPenalty < 0 || instructionQueue < 1 || decoders < 1
                 || decodeUops < 1 || msSwitchCycles < 0 || msUopsPerCycle < 1 || microcodedAbove < 1 || uopQueue < 1
                 || issueWidth < 1 || retireWidth < 1 || moveEliminationSlots < 0 || moveEliminationCycles < 1
-                || storeForwardLatency < 0) {
+                || storeForwardLatency < 0 || lockCycles < 0) {
             throw new IllegalArgumentException("core parameters out of range: " + this);
         }
         unlamination = unlamination == null ? Unlamination.NONE : unlamination;
@@ -76,13 +79,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     public static CoreParams defaults(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7);
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18);
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7);
+                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22);
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7);
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
-                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7);
+                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19);
         };
     }
 }

@@ -117,6 +117,12 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return loads;
     }
 
+    /** Whether the instruction is a locked read-modify-write: a {@code lock} prefix, or {@code xchg} with memory. */
+    static boolean locked(Instruction insn) {
+        return (insn.has(dev.basalt.decoder.Prefix.LOCK) || insn.mnemonic().equals("xchg")) && stores(insn)
+                && loads(insn) > 0;
+    }
+
     /** Whether the instruction writes memory. */
     static boolean stores(Instruction insn) {
         for (Operand op : insn.operands()) {

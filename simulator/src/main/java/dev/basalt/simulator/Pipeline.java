@@ -59,7 +59,12 @@ final class Pipeline {
     private final boolean[] memorySource;
     private final boolean[] addressSource;
     private final boolean[] partialSource; // a store→load source whose store does not contain the load
-    private final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
+    private final int[] syncProducer;
+    // Locked read-modify-writes: which instructions are, which touch memory, and how many instances back the
+    // nearest earlier locked one is (0: none in the block).
+    private final boolean[] locked;
+    private final boolean[] memoryAccess;
+    private final int[] lockBack; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
     // their rsp arrives a cycle later.
     private final boolean[] stackSync;
@@ -216,6 +221,27 @@ final class Pipeline {
             split[i] = twoStep[i] ? demand[i].length - addressUops[i] : demand[i].length;
             opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
             loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
+        }
+        this.locked = new boolean[n];
+        this.memoryAccess = new boolean[n];
+        this.lockBack = new int[n];
+        boolean anyLock = false;
+        for (int i = 0; i < n && core.lockCycles() > 0 && options.storeForwarding(); i++) {
+            Instruction insn = block.instruction(i);
+            locked[i] = InstructionShape.locked(insn);
+            memoryAccess[i] = InstructionShape.loads(insn) > 0 || InstructionShape.stores(insn);
+            if (locked[i]) {
+                latency[i] = Math.max(latency[i], core.lockCycles());
+                anyLock = true;
+            }
+        }
+        for (int i = 0; i < n && anyLock; i++) {
+            for (int back = 1; back <= n; back++) {
+                if (locked[((i - back) % n + n) % n]) {
+                    lockBack[i] = back;
+                    break;
+                }
+            }
         }
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
@@ -385,9 +411,9 @@ final class Pipeline {
     /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
     private boolean iterationRetired(int k) {
         iterationRetired[k] = now;
-        // The front end's windows give periods of up to 16 iterations; a shorter one must hold over 48
-        // iterations, so that a run whose true period is 8 is not taken for one of 7 by a few equal deltas.
-        long[] steady = Simulator.steadyPeriod(iterationRetired, k, options.iterations(), 16, 48);
+        // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations
+        // that each repeat the one a period before are a steady state (checked against runs of 1,000).
+        long[] steady = Simulator.repeatingPeriod(iterationRetired, k, options.iterations(), 32, 24);
         if (steady == null) {
             return false;
         }
@@ -470,6 +496,15 @@ final class Pipeline {
         if (notBefore[at] > now) {
             return false; // a source already known to arrive later
         }
+        if (locked[i] && !lockMayStart(j)) {
+            notBefore[at] = now + 1;
+            return false;
+        }
+        if (memoryAccess[i] && lockBack[i] > 0 && j - lockBack[i] >= nextRetire
+                && done[(j - lockBack[i]) & mask] > now) {
+            notBefore[at] = now + 1; // a younger memory access waits for the lock before it
+            return false;
+        }
         int waitingFor = blocker[at];
         if (waitingFor >= 0) {
             if (done[waitingFor & mask] == Long.MAX_VALUE) {
@@ -523,6 +558,16 @@ final class Pipeline {
             return false;
         }
         sourcesReady[at] = true;
+        return true;
+    }
+
+    /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
+    private boolean lockMayStart(int j) {
+        for (int k = nextRetire; k < j; k++) {
+            if (memoryAccess[k % n] && done[k & mask] > now) {
+                return false;
+            }
+        }
         return true;
     }
 

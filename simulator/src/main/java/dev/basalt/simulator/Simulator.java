@@ -569,6 +569,32 @@ public final class Simulator {
         return null;
     }
 
+    /**
+     * The steady state of a retire sequence that repeats exactly: the smallest period of up to {@code maxPeriod}
+     * iterations such that every one of the last {@code agree} iterations retired the same number of cycles
+     * after the iteration a period before it. Unlike comparing sums over windows, a run whose true period is
+     * 16 is never taken for one of 10 whose window sums happen to match. Returns {the extrapolated retire cycle
+     * of the final iteration, the cycles of one period, its iterations}, or null.
+     */
+    static long[] repeatingPeriod(long[] retired, int k, int iterations, int maxPeriod, int agree) {
+        int last = iterations - 1;
+        if (k >= last) {
+            return null;
+        }
+        for (int w = 1; w <= maxPeriod && k - agree - w >= 0; w++) {
+            long d = retired[k] - retired[k - w];
+            boolean periodic = true;
+            for (int m = 1; m <= agree && periodic; m++) {
+                periodic = retired[k - m] - retired[k - m - w] == d;
+            }
+            if (periodic) {
+                int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
+                return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};
+            }
+        }
+        return null;
+    }
+
     /** Whether every producer of instance {@code j} (instruction {@code i}) has finished, less the read-advance. */
     private static boolean ready(int j, int i, int n, int[] start, int[] prod, int readAdvance, long[] done,
                                  long now) {

@@ -1,0 +1,58 @@
+package dev.basalt.simulator;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/** How the second machine finds its steady state and stops early. */
+class SteadyStateTest {
+
+    /** Retire cycles of iterations 0..count-1 whose per-iteration deltas repeat {@code pattern}. */
+    private static long[] retired(int count, int... pattern) {
+        long[] r = new long[count];
+        for (int k = 1; k < count; k++) {
+            r[k] = r[k - 1] + pattern[(k - 1) % pattern.length];
+        }
+        return r;
+    }
+
+    @Test
+    void aSixteenIterationPeriodIsNotTakenForAShorterOne() {
+        // mov esi, imm32 is 5 bytes: sixteen iterations fill five 16-byte windows, so iterations retire 0 1 0 0 1
+        // 0 0 1 0 0 1 0 0 1 0 0 cycles apart (5 cycles per 16). Windows of 10 iterations sum to 3 cycles five
+        // times in a row at some phases, which comparing window sums took for 0.3 cycles an iteration.
+        int[] pattern = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0};
+        long[] r = retired(100, pattern);
+        long[] steady = null;
+        int k = 0;
+        for (; k < 99 && steady == null; k++) {
+            steady = Simulator.repeatingPeriod(r, k, 100, 32, 24);
+        }
+        assertArrayEquals(new long[] {r[99], 5, 16}, steady);
+        assertEquals(24 + 16 + 1, k, "found as soon as 24 iterations repeat the ones 16 before");
+    }
+
+    @Test
+    void aTransientIsNotASteadyState() {
+        // Ten 2-cycle iterations, then 1-cycle ones: nothing is periodic until 24 iterations of the new rate.
+        long[] r = new long[100];
+        for (int k = 1; k < 100; k++) {
+            r[k] = r[k - 1] + (k <= 10 ? 2 : 1);
+        }
+        assertNull(Simulator.repeatingPeriod(r, 30, 100, 32, 24));
+        assertArrayEquals(new long[] {r[99], 1, 1}, Simulator.repeatingPeriod(r, 35, 100, 32, 24));
+        assertNull(Simulator.repeatingPeriod(r, 99, 100, 32, 24), "the last iteration needs no extrapolation");
+    }
+
+    @Test
+    void theMachineReportsTheFrontEndPeriod() {
+        // The same block through the whole machine: the predecoder's 5 windows per 16 iterations.
+        Simulator haswell = new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL));
+        assertEquals(5 / 16.0, haswell.run(BasicBlock.fromHex("be8b010000"), Simulator.Options.defaults())
+                .cyclesPerIteration(), 1e-9);
+    }
+}
