@@ -226,7 +226,7 @@ final class Pipeline {
         this.memoryAccess = new boolean[n];
         this.lockBack = new int[n];
         boolean anyLock = false;
-        for (int i = 0; i < n && core.lockCycles() > 0 && options.storeForwarding(); i++) {
+        for (int i = 0; i < n && core.lockCycles() > 0; i++) {
             Instruction insn = block.instruction(i);
             locked[i] = InstructionShape.locked(insn);
             memoryAccess[i] = InstructionShape.loads(insn) > 0 || InstructionShape.stores(insn);

@@ -5,6 +5,7 @@ import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One hand-computed block per mechanism of the second-generation machine (DESIGN.md §11), on the bundled
@@ -70,6 +71,28 @@ class SecondGenerationTest {
         assertEquals(5.0, cycles(haswell, block, all), 1e-9);
         // Without forwarding the load waits for the store (1 cycle), then its own 5-cycle latency.
         assertEquals(6.0, cycles(haswell, block, all.without(false, false, false, false, true)), 1e-9);
+    }
+
+    @Test
+    void aLockedReadModifyWriteIsAFence() {
+        // lock add dword ptr [rsi], 1 alone: it takes lockCycles (Haswell 19, Ivy Bridge 22: BHive's blocks of one
+        // locked instruction) and the next one starts only when it has finished.
+        assertEquals(19.0, cycles(haswell, "f0830601", all), 1e-9);
+        assertEquals(22.0, cycles(new Simulator(IVB), "f0830601", all), 1e-9);
+        // Then mov rax, [rdi+0x40]: the younger load waits for the lock, the next lock for the older load — the
+        // load's 5 cycles are added: 24.
+        String block = "f0830601488b4740";
+        assertEquals(19.0 + HSW.loadLatency(), cycles(haswell, block, all), 1e-9);
+        // Without the rule the add is an ordinary read-modify-write: its row's latency on the [rsi] chain.
+        CoreParams c = HSW.core();
+        CoreParams noLock = new CoreParams(c.predecodeBytes(), c.predecodeWidth(), c.lcpPenalty(),
+                c.instructionQueue(), c.decoders(), c.decodeUops(), c.msSwitchCycles(), c.msUopsPerCycle(),
+                c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(), c.moveEliminationSlots(),
+                c.moveEliminationCycles(), c.storeForwardLatency(), c.unlamination(), c.loadPorts(),
+                c.storeAddressPorts(), c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(),
+                c.storeForwardFailPenalty(), 0);
+        double plain = cycles(new Simulator(HSW.withCore(noLock)), block, all);
+        assertTrue(plain < 10, "without the rule: " + plain);
     }
 
     @Test
