@@ -6,9 +6,7 @@ import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.RegisterClass;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Which loads read what which stores wrote when the block runs as BHive measured it (its timing harness,
@@ -37,7 +35,7 @@ final class BhiveMemory {
     /** The store→load dependencies the harness's memory layout creates between known addresses. */
     static List<Edge> edges(BasicBlock block) {
         int n = block.size();
-        Map<String, Long> values = knownRegisters(block);
+        List<Regs> before = valuesBefore(block);
         long[] address = new long[n];
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
@@ -46,7 +44,7 @@ final class BhiveMemory {
             address[i] = -1;
             for (Operand op : block.instruction(i).operands()) {
                 if (op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN) {
-                    Long a = address(m, values);
+                    Long a = address(m, before.get(i));
                     if (a != null) {
                         address[i] = a & 4095;
                         size[i] = Math.max(1, m.sizeBits() / 8);
@@ -74,58 +72,204 @@ final class BhiveMemory {
     }
 
     /**
-     * Registers (by enclosing name) whose value is the same known number every iteration (after the first): those
-     * the block never writes keep the harness's value; one the block writes is known when every instruction
-     * writing it computes a known value and they agree — a move of a known register or an immediate, an
-     * {@code lea} of known registers, a zero idiom, or a 4- or 8-byte load from a known address no store of the
-     * block writes (the page's filling). Settled by iterating until nothing changes.
+     * Each instruction's page offset (0..4095) of the memory it loads, when it loads from one known address; -1
+     * otherwise (no load, several, or an address that changes between iterations).
      */
-    static Map<String, Long> knownRegisters(BasicBlock block) {
-        Map<String, Long> known = new HashMap<>();
-        for (String r : new String[] {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
-                "r14", "r15"}) {
+    static int[] loadOffsets(BasicBlock block) {
+        List<Regs> before = valuesBefore(block);
+        int[] out = new int[block.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = -1;
+            int loads = 0;
+            for (Operand op : block.instruction(i).operands()) {
+                if (op instanceof Operand.MemoryOperand m && m.action().readsOldValue()) {
+                    loads++;
+                    Long a = m.visibility() == dev.basalt.decoder.Visibility.HIDDEN ? null : address(m, before.get(i));
+                    out[i] = a == null || loads > 1 ? -1 : (int) (a & 4095);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The registers (by enclosing name) holding a known value before each instruction, the same in every iteration
+     * after the first. The block runs three times from the harness's registers, following what it computes: a
+     * move of a known register or an immediate, an {@code lea} of known registers, a zero idiom, a 4- or 8-byte
+     * load from a known address no store of the block writes (the page's filling), a {@code pop} when nothing is
+     * pushed (the stack stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other write makes a
+     * register unknown, and so does a value that differs between the second and third runs (an {@code add rdi,
+     * 8}). Which loads a store overlaps depends on the values, so the runs repeat until the stores' addresses
+     * settle.
+     */
+    static List<Regs> valuesBefore(BasicBlock block) {
+        int n = block.size();
+        long[][] stored = new long[0][];
+        boolean pushes = false;
+        for (Instruction insn : block.instructions()) {
+            pushes |= insn.mnemonic().startsWith("push") || insn.mnemonic().equals("call");
+        }
+        List<Regs> result = null;
+        boolean memory = false;
+        for (Instruction insn : block.instructions()) {
+            for (Operand op : insn.operands()) {
+                memory |= op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN;
+            }
+        }
+        if (!memory) { // nothing to place: no values needed
+            return java.util.Collections.nCopies(n, new Regs());
+        }
+        for (int round = 0; round < 4; round++) {
+            List<Regs> second = null;
+            List<Regs> third = null;
+            Regs state = harness();
+            for (int run = 0; run < 3; run++) {
+                List<Regs> points = run == 0 ? null : new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    Regs now = state.copy();
+                    if (points != null) {
+                        points.add(now);
+                    }
+                    Instruction insn = block.instruction(i);
+                    for (Operand op : insn.operands()) {
+                        if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
+                                && (r.action().write() || r.action().conditionalWrite())) {
+                            String reg = r.register().enclosingName();
+                            Long v = valueWritten(insn, reg, now, stored, pushes);
+                            if (v == null) {
+                                state.remove(reg);
+                            } else {
+                                state.put(reg, v);
+                            }
+                        }
+                    }
+                }
+                if (run == 1) {
+                    second = points;
+                } else if (run == 2) {
+                    third = points;
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                third.get(i).keepAgreeing(second.get(i));
+            }
+            result = third;
+            long[][] stores = storeRanges(block, third);
+            if (java.util.Arrays.deepEquals(stores, stored)) {
+                break;
+            }
+            stored = stores;
+        }
+        return result;
+    }
+
+    /** The registers as the harness leaves them: all {@link #INIT}, {@code rsp} and {@code rbp} in the page. */
+    private static Regs harness() {
+        Regs known = new Regs();
+        for (String r : Regs.NAMES) {
             known.put(r, INIT);
         }
         known.put("rsp", INIT + 2048);
         known.put("rbp", ((INIT + 2048) >> 5 << 5) - 0x10);
-        Map<String, List<Instruction>> writers = new HashMap<>();
-        for (Instruction insn : block.instructions()) {
-            for (Operand op : insn.operands()) {
-                if (op instanceof Operand.RegisterOperand r && (r.action().write() || r.action().conditionalWrite())) {
-                    writers.computeIfAbsent(r.register().enclosingName(), k -> new ArrayList<>()).add(insn);
-                }
-            }
-        }
-        writers.keySet().forEach(known::remove);
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Map.Entry<String, List<Instruction>> e : writers.entrySet()) {
-                if (known.containsKey(e.getKey())) {
-                    continue;
-                }
-                Long value = null;
-                boolean ok = true;
-                for (Instruction w : e.getValue()) {
-                    Long v = valueWritten(w, e.getKey(), known, block);
-                    if (v == null || (value != null && !value.equals(v))) {
-                        ok = false;
-                        break;
-                    }
-                    value = v;
-                }
-                if (ok && value != null) {
-                    known.put(e.getKey(), value);
-                    changed = true;
-                }
-            }
-        }
         return known;
     }
 
+    /** Known values of the 16 general-purpose registers (by enclosing name): a bit mask and an array. */
+    static final class Regs {
+        static final String[] NAMES = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rsp", "rbp", "r8", "r9", "r10",
+                "r11", "r12", "r13", "r14", "r15"};
+        private final long[] value = new long[16];
+        private int known;
+
+        private static int slot(String name) {
+            return switch (name) {
+                case "rax" -> 0;
+                case "rbx" -> 1;
+                case "rcx" -> 2;
+                case "rdx" -> 3;
+                case "rsi" -> 4;
+                case "rdi" -> 5;
+                case "rsp" -> 6;
+                case "rbp" -> 7;
+                case "r8" -> 8;
+                case "r9" -> 9;
+                case "r10" -> 10;
+                case "r11" -> 11;
+                case "r12" -> 12;
+                case "r13" -> 13;
+                case "r14" -> 14;
+                case "r15" -> 15;
+                default -> -1;
+            };
+        }
+
+        Long get(String name) {
+            int k = slot(name);
+            return k >= 0 && (known & (1 << k)) != 0 ? value[k] : null;
+        }
+
+        void put(String name, long v) {
+            int k = slot(name);
+            if (k >= 0) {
+                value[k] = v;
+                known |= 1 << k;
+            }
+        }
+
+        void remove(String name) {
+            int k = slot(name);
+            if (k >= 0) {
+                known &= ~(1 << k);
+            }
+        }
+
+        Regs copy() {
+            Regs c = new Regs();
+            System.arraycopy(value, 0, c.value, 0, 16);
+            c.known = known;
+            return c;
+        }
+
+        /** Forgets every register whose value differs from (or is unknown in) {@code other}. */
+        void keepAgreeing(Regs other) {
+            for (int k = 0; k < 16; k++) {
+                if ((other.known & (1 << k)) == 0 || other.value[k] != value[k]) {
+                    known &= ~(1 << k);
+                }
+            }
+        }
+    }
+
+    /** {page offset, bytes} of every store of the block at a known address, given the values before each. */
+    private static long[][] storeRanges(BasicBlock block, List<Regs> before) {
+        List<long[]> out = new ArrayList<>();
+        for (int i = 0; i < block.size(); i++) {
+            for (Operand op : block.instruction(i).operands()) {
+                if (op instanceof Operand.MemoryOperand m && (m.action().write() || m.action().conditionalWrite())) {
+                    Long a = address(m, before.get(i));
+                    if (a != null) {
+                        out.add(new long[] {a & 4095, Math.max(1, m.sizeBits() / 8)});
+                    }
+                }
+            }
+        }
+        return out.toArray(new long[0][]);
+    }
+
     /** The value {@code insn} leaves in register {@code reg} given {@code known} registers, or null when not known. */
-    private static Long valueWritten(Instruction insn, String reg, Map<String, Long> known, BasicBlock block) {
+    private static Long valueWritten(Instruction insn, String reg, Regs known, long[][] stored,
+                                     boolean pushes) {
+        String mnemonic = insn.mnemonic();
+        if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop")
+                && insn.idiom() != dev.basalt.decoder.Idiom.ZERO) {
+            return null; // the hot path: an instruction whose result we do not follow
+        }
         List<Operand> ops = insn.visibleOperands();
+        if (insn.mnemonic().equals("pop") && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
+                && p.register().enclosingName().equals(reg) && p.register().widthBits() == 64) {
+            // rsp stays 8-aligned, and every aligned quadword of the page holds INIT unless something is pushed.
+            return pushes ? null : INIT;
+        }
         if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d)
                 || !d.register().enclosingName().equals(reg)) {
             return null; // flags or hidden writes of other registers, or an instruction we do not follow
@@ -156,7 +300,7 @@ final class BhiveMemory {
                 }
                 if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
                     Long a = address(m, known);
-                    if (a == null || storedBy(block, known, a & 4095, m.sizeBits() / 8)) {
+                    if (a == null || storedBy(stored, a & 4095, m.sizeBits() / 8)) {
                         return null;
                     }
                     return filling(a & 4095, width / 8) & mask;
@@ -200,22 +344,17 @@ final class BhiveMemory {
         return v;
     }
 
-    private static boolean storedBy(BasicBlock block, Map<String, Long> known, long offset, int size) {
-        for (Instruction insn : block.instructions()) {
-            for (Operand op : insn.operands()) {
-                if (op instanceof Operand.MemoryOperand m && (m.action().write() || m.action().conditionalWrite())) {
-                    Long a = address(m, known);
-                    if (a != null && overlaps(a & 4095, Math.max(1, m.sizeBits() / 8), offset, size)) {
-                        return true;
-                    }
-                }
+    private static boolean storedBy(long[][] stored, long offset, int size) {
+        for (long[] st : stored) {
+            if (overlaps(st[0], (int) st[1], offset, size)) {
+                return true;
             }
         }
         return false;
     }
 
     /** The address of a memory operand, or null when a register of it is unknown or it is RIP- or segment-based. */
-    static Long address(Operand.MemoryOperand m, Map<String, Long> known) {
+    static Long address(Operand.MemoryOperand m, Regs known) {
         String seg = m.segment().name();
         if (!seg.equals("ds") && !seg.equals("ss") && !seg.equals("es")) {
             return null;

@@ -35,13 +35,16 @@ package dev.basalt.simulator;
  * @param lockCycles            cycles a locked read-modify-write ({@code lock} prefix, or {@code xchg} with memory)
  *                              takes once it executes, which it does only as the oldest instruction in flight;
  *                              younger memory accesses wait for it (0: no such rule)
+ * @param cacheBanks            whether two loads in one cycle conflict when their addresses agree in bits 2–5
+ *                              (the same 4-byte bank of the first-level data cache) but not in bits 6–11 (Sandy
+ *                              Bridge and Ivy Bridge; Haswell removed the restriction): the second waits a cycle
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
                          int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
-                         int storeForwardFailPenalty, int lockCycles) {
+                         int storeForwardFailPenalty, int lockCycles, boolean cacheBanks) {
 
     /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
     public enum Unlamination {
@@ -79,13 +82,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     public static CoreParams defaults(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18);
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false);
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22);
+                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true);
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0);
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
-                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19);
+                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false);
         };
     }
 }

@@ -64,7 +64,12 @@ final class Pipeline {
     // nearest earlier locked one is (0: none in the block).
     private final boolean[] locked;
     private final boolean[] memoryAccess;
-    private final int[] lockBack; // the last instruction before i (cyclically) writing rsp explicitly, or -1
+    private final int[] lockBack;
+    // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
+    // the loads executed this cycle.
+    private final int[] loadOffset;
+    private final int[] cycleLoads = new int[4];
+    private int cycleLoadCount; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
     // their rsp arrives a cycle later.
     private final boolean[] stackSync;
@@ -243,6 +248,7 @@ final class Pipeline {
                 }
             }
         }
+        this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(block) : null;
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
             syncProducer[i] = -1;
@@ -440,6 +446,7 @@ final class Pipeline {
         if (now < earliestWake) {
             return; // no entry can execute before then: nothing to scan
         }
+        cycleLoadCount = 0;
         int keep = 0;
         long[] wake = this.wake;
         for (int s = 0; s < schedCount; s++) {
@@ -452,7 +459,8 @@ final class Pipeline {
             int i = j % n;
             int at = j & mask;
             if (twoStep[i] && loadDone[at] == Long.MAX_VALUE) {
-                if (ready(j, i, true) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
+                if (ready(j, i, true) && bankFree(i) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
+                    loaded(i);
                     loadDone[at] = now + (loading[i] ? params.loadLatency() : 1);
                     notBefore[at] = 0; // the next step has other sources
                     blocker[at] = -1;
@@ -462,7 +470,11 @@ final class Pipeline {
                     wake[keep] = Math.max(now + 1, notBefore[at]);
                 }
                 scheduler[keep++] = j;
-            } else if (ready(j, i, false) && (eliminated[at] || takePorts(j, i, 0, split[i], opPart[i]))) {
+            } else if (ready(j, i, false) && (eliminated[at] || (twoStep[i] || !loading[i] || bankFree(i))
+                    && takePorts(j, i, 0, split[i], opPart[i]))) {
+                if (!twoStep[i] && loading[i]) {
+                    loaded(i);
+                }
                 issued[at] = now;
                 done[at] = eliminated[at] ? now : twoStep[i] && loading[i]
                         ? now + Math.max(1, latency[i] - params.loadLatency()) : now + latency[i];
@@ -559,6 +571,31 @@ final class Pipeline {
         }
         sourcesReady[at] = true;
         return true;
+    }
+
+    /**
+     * Whether instruction {@code i}'s load can use the data cache this cycle: on a CPU with cache banks, not when a
+     * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11).
+     */
+    private boolean bankFree(int i) {
+        if (loadOffset == null || loadOffset[i] < 0) {
+            return true;
+        }
+        int a = loadOffset[i];
+        for (int k = 0; k < cycleLoadCount; k++) {
+            int b = cycleLoads[k];
+            if (((a ^ b) & 0x3c) == 0 && ((a ^ b) & 0xfc0) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Notes that instruction {@code i}'s load executed this cycle. */
+    private void loaded(int i) {
+        if (loadOffset != null && loadOffset[i] >= 0 && cycleLoadCount < cycleLoads.length) {
+            cycleLoads[cycleLoadCount++] = loadOffset[i];
+        }
     }
 
     /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
