@@ -96,6 +96,33 @@ class SecondGenerationTest {
     }
 
     @Test
+    void ivyBridgeLoadsConflictInACacheBank() {
+        // mov rdi, [rbx+0x80]; mov edx, r10d; xor esi, esi; mov rax, [rdi]. In BHive's harness rbx and every
+        // quadword of the page hold 0x2324000, so the loads read page offsets 0x080 and 0x000: the same 4-byte bank
+        // (address bits 2-5 are 0) of different line sets (bits 6-11). On Ivy Bridge two such loads cannot share a
+        // cycle, and oldest first they alternate: 2 cycles an iteration (BHive measured 1.95). Haswell has no
+        // banks: 1 cycle (measured 0.99).
+        String block = "488bbb80000000448bd231f6488b07";
+        assertEquals(2.0, cycles(new Simulator(IVB), block, all), 1e-9);
+        assertEquals(1.0, cycles(haswell, block, all), 1e-9);
+    }
+
+    @Test
+    void harnessValuesFollowCopiesAndPops() {
+        // mov rax, [rsi]; mov [rsp+0xc0], rax; lea rax, [rsp+0xc0]; mov rdi, [rsp+0x20]; mov rsi, rax. From the
+        // second iteration on rsi holds rsp+0xc0 (copied through rax, which the load also writes), so the load
+        // reads what the previous iteration stored: rax is ready at t, the store completes at t+1, forwarding
+        // gives the next load its data at t+5 — 5 cycles an iteration (BHive measured 4.98).
+        assertEquals(5.0, cycles(haswell, "488b0648898424c0000000488d8424c0000000488b7c24204889c6", all), 1e-9);
+        // add [rbp+0x18], rbx; pop rbx; pop rbp; pop r12. The pops read the page's filling, so rbp holds 0x2324000
+        // in every iteration and the add is a read-modify-write chain through one address (BHive measured 6.96);
+        // without the harness's memory the chain is not seen, and four loads on two load ports take 2 cycles.
+        String pops = "48015d185b5d415c";
+        assertEquals(6.0, cycles(haswell, pops, all), 1e-9);
+        assertEquals(2.0, cycles(haswell, pops, new Simulator.Options(100, true, false)), 1e-9);
+    }
+
+    @Test
     void theCompatibleModeIsTheFirstMachine() {
         // llvm-mca's model of the LCP block: no front end, so only the 1-cycle chains.
         assertEquals(1.0, cycles(haswell, "6605341249ffcf", Simulator.Options.llvmMcaCompatible()), 0.03);
