@@ -37,7 +37,7 @@ final class ExplainCommand implements Callable<Integer> {
     String hex;
 
     @Option(names = "--model", defaultValue = "granite",
-            description = "granite, ithemal, simulator, simulator-default, simulator-untuned or crude (COMET's crude "
+            description = "granite, ithemal, simulator, simulator-default, simulator-untuned, bounds or crude (COMET's crude "
                     + "analytical model, Haswell only); default ${DEFAULT-VALUE}.")
     String model;
 

@@ -47,7 +47,7 @@ final class PredictCommand implements Callable<Integer> {
 
     @Option(names = "--model", description = "granite (the bundled GRANITE model), ithemal (the bundled Ithemal "
             + "model), simulator (tuned tables + stack engine), simulator-untuned, simulator-default (llvm-mca "
-            + "compatible) or llvm-mca; default " + DEFAULT_MODEL + ", with the simulator for a CPU it has no head for.")
+            + "compatible), bounds (the simulator's analytical bounds) or llvm-mca; default " + DEFAULT_MODEL + ", with the simulator for a CPU it has no head for.")
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")

@@ -118,6 +118,9 @@ final class SimulateCommand implements Callable<Integer> {
             Bottleneck b = sim.bottleneck(block, options);
             out.println("  bottleneck: " + b.describe());
             out.println("  bounds (cycles/iteration): " + b.bounds());
+            if (options.secondGeneration()) { // the closed-form bounds of DESIGN.md §13, no cycle loop
+                out.println("  analytical bounds: " + sim.bounds(block, options).describe());
+            }
             if (!r.fallbacks().isEmpty()) {
                 out.println("  fallbacks: " + r.fallbacks());
             }

@@ -36,33 +36,33 @@ import java.util.Map;
  */
 final class Pipeline {
 
-    private final Simulator simulator;
+    final Simulator simulator;
     private final boolean idealBackEnd;
     private final SimulatorParams params;
-    private final CoreParams core;
-    private final Simulator.Options options;
-    private final BasicBlock block;
-    private final int n;
+    final CoreParams core;
+    final Simulator.Options options;
+    final BasicBlock block;
+    final int n;
     private final int total;
     private final int portCount;
-    private final long blockBytes;
+    final long blockBytes;
     // Per instruction of the block.
-    private final int[] offset;
-    private final InstructionShape[] shape;
-    private final int[] unfused;
-    private final int[] latency;
-    private final int[] readAdvance;
-    private final int[][] demand;
-    private final int[] issueSlots; // fused micro-ops at the renamer and in the reorder buffer
-    private final int[] start;
-    private final int[] producers;
-    private final boolean[] memorySource;
-    private final boolean[] addressSource;
-    private final boolean[] partialSource; // a store→load source whose store does not contain the load
-    private final int[] syncProducer;
+    final int[] offset;
+    final InstructionShape[] shape;
+    final int[] unfused;
+    final int[] latency;
+    final int[] readAdvance;
+    final int[][] demand;
+    final int[] issueSlots; // fused micro-ops at the renamer and in the reorder buffer
+    final int[] start;
+    final int[] producers;
+    final boolean[] memorySource;
+    final boolean[] addressSource;
+    final boolean[] partialSource; // a store→load source whose store does not contain the load
+    final int[] syncProducer;
     // Locked read-modify-writes: which instructions are, which touch memory, and how many instances back the
     // nearest earlier locked one is (0: none in the block).
-    private final boolean[] locked;
+    final boolean[] locked;
     private final boolean[] memoryAccess;
     private final int[] lockBack;
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
@@ -72,14 +72,14 @@ final class Pipeline {
     private int cycleLoadCount; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
     // their rsp arrives a cycle later.
-    private final boolean[] stackSync;
+    final boolean[] stackSync;
     // Load+operation instructions and stores execute in two steps, as their unfused micro-ops do: the address
     // micro-ops — loads, store address — (demand[i][split[i]..]) when the address is ready, the rest
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
     // opPart and loadPart are the two halves for execution-time port choice.
-    private final boolean[] twoStep;
+    final boolean[] twoStep;
     private final int[] addressUops;
-    private final boolean[] loading;
+    final boolean[] loading;
     private final int[] split;
     private final int[][] opPart;
     private final int[][] loadPart;

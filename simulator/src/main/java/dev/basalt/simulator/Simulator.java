@@ -282,6 +282,17 @@ public final class Simulator {
     }
 
     /**
+     * The analytical bounds of {@code block} on the second machine under {@code options} ({@link Bounds}): no
+     * cycle loop; the machine itself never runs faster than any of them.
+     */
+    public Bounds bounds(BasicBlock block, Options options) {
+        if (!options.secondGeneration()) {
+            throw new IllegalArgumentException("bounds are those of the second machine: options " + options);
+        }
+        return Bounds.of(new Pipeline(this, block, options, false, scratch.get()));
+    }
+
+    /**
      * Each port's cycles per iteration when the micro-ops are spread as evenly as their port sets allow (those
      * with the fewest choices first, each raising its least loaded ports to a common level; micro-ops split
      * across iterations, so six on four ports are 1.5 each): the port bound of the second machine,

@@ -1,0 +1,393 @@
+package dev.basalt.simulator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A block's throughput as the largest of closed-form bounds, with no cycle loop (DESIGN.md §13, after Facile,
+ * Abel, Sharma &amp; Reineke, IISWC 2023). Each bound reads the same per-instruction facts as the second machine
+ * ({@link Pipeline}'s constructor: lengths, fused and unfused micro-ops, ports, latencies, sources), so with the
+ * same mechanisms on the machine can never run faster than any of them.
+ *
+ * @param predecoder cycles per iteration of the predecoder over the block laid out from an aligned address until
+ *                   the layout repeats (0 without a front end)
+ * @param decoders   cycles per iteration of the decoders' groups (and the microcode sequencer) until they repeat
+ * @param issue      fused micro-ops at the renamer per iteration ÷ the issue width
+ * @param ports      the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P
+ * @param portSet    the ports of that P ("0156", or a divider's name)
+ * @param latency    the maximum cycle ratio of the dependency graph: along a cycle of dependencies, latency ÷
+ *                   iterations spanned
+ * @param critical   the instructions on that cycle, in block order
+ * @param winner     the largest bound (ties: latency, ports, issue, decoders, predecoder — the more specific)
+ * @param shares     per bound ({@link Kind#ordinal()}) and instruction, the instruction's part of that bound in
+ *                   cycles per iteration (each row adds up to the bound): its bytes of the predecoder's windows,
+ *                   its micro-ops at the decoders and the renamer, its micro-ops in the binding port set, an
+ *                   equal part of the critical cycle
+ */
+public record Bounds(double predecoder, double decoders, double issue, double ports, String portSet, double latency,
+                     List<Integer> critical, Kind winner, double[][] shares) {
+
+    /** The bounds, each a mechanism that can limit a block. */
+    public enum Kind {
+        PREDECODER, DECODERS, ISSUE, PORTS, LATENCY
+    }
+
+    public Bounds {
+        Objects.requireNonNull(portSet, "portSet");
+        Objects.requireNonNull(winner, "winner");
+        critical = List.copyOf(critical);
+        Objects.requireNonNull(shares, "shares");
+    }
+
+    /** Instruction {@code i}'s part of bound {@code kind}, in cycles per iteration. */
+    public double share(Kind kind, int i) {
+        return shares[kind.ordinal()][i];
+    }
+
+    /** Each instruction's part of the winning bound: the instructions behind the prediction. */
+    public double[] contributions() {
+        return shares[winner.ordinal()].clone();
+    }
+
+    /** The prediction: the largest bound, in cycles per iteration. */
+    public double cyclesPerIteration() {
+        return Math.max(Math.max(predecoder, decoders), Math.max(issue, Math.max(ports, latency)));
+    }
+
+    /** The value of one bound. */
+    public double value(Kind kind) {
+        return switch (kind) {
+            case PREDECODER -> predecoder;
+            case DECODERS -> decoders;
+            case ISSUE -> issue;
+            case PORTS -> ports;
+            case LATENCY -> latency;
+        };
+    }
+
+    /** The largest bound except {@code without} (an ablation: that mechanism not modelled). */
+    public double cyclesPerIterationWithout(Kind without) {
+        double top = 0;
+        for (Kind k : Kind.values()) {
+            if (k != without) {
+                top = Math.max(top, value(k));
+            }
+        }
+        return top;
+    }
+
+    /** One line for people: {@code predecoder 3.44 · decoders 1.00 · issue 0.50 · ports 0.50 (0156) · latency 1.00}. */
+    public String describe() {
+        return String.format(Locale.ROOT,
+                "predecoder %.2f · decoders %.2f · issue %.2f · ports %.2f (%s) · latency %.2f %s → %s",
+                predecoder, decoders, issue, ports, portSet.isEmpty() ? "-" : portSet, latency, critical,
+                winner.name().toLowerCase(Locale.ROOT));
+    }
+
+    /** The bounds of the block {@code p} was built for (its run is not needed). */
+    static Bounds of(Pipeline p) {
+        double predecoder = p.options.frontEnd() ? predecoder(p) : 0;
+        double decoders = p.options.frontEnd() ? decoders(p) : 0;
+        double uops = 0;
+        for (int i = 0; i < p.n; i++) {
+            uops += p.issueSlots[i];
+        }
+        double issue = uops / p.core.issueWidth();
+        String[] set = new String[1];
+        double[] portShare = new double[p.n];
+        double ports = ports(p, set, portShare);
+        List<Integer> critical = new ArrayList<>();
+        double latency = latency(p, critical);
+        double top = Math.max(Math.max(predecoder, decoders), Math.max(issue, Math.max(ports, latency)));
+        Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
+                : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
+        double[][] shares = new double[Kind.values().length][p.n];
+        for (int i = 0; i < p.n; i++) {
+            shares[Kind.PREDECODER.ordinal()][i] = p.shape[i].length();
+            shares[Kind.DECODERS.ordinal()][i] = p.shape[i].decodeUops();
+            shares[Kind.ISSUE.ordinal()][i] = p.issueSlots[i];
+            shares[Kind.PORTS.ordinal()][i] = portShare[i];
+        }
+        for (int i : critical) {
+            shares[Kind.LATENCY.ordinal()][i] = 1;
+        }
+        double[] values = {predecoder, decoders, issue, ports, latency};
+        for (Kind k : Kind.values()) { // scale each row to add up to its bound
+            double[] row = shares[k.ordinal()];
+            double sum = 0;
+            for (double v : row) {
+                sum += v;
+            }
+            for (int i = 0; i < row.length; i++) {
+                row[i] = sum > 0 ? row[i] * values[k.ordinal()] / sum : 0;
+            }
+        }
+        return new Bounds(predecoder, decoders, issue, ports, set[0], latency, critical, winner, shares);
+    }
+
+    /**
+     * The predecoder (DESIGN.md §11, {@link Pipeline#predecode}): each aligned window takes a cycle per (up to)
+     * {@code predecodeWidth} instructions ending in it (at least one), {@code lcpPenalty} per length-changing
+     * prefix, and one more when its last cycle used every slot while the next instruction's opcode lies in it.
+     * The layout repeats after windowBytes / gcd(block bytes, windowBytes) copies of the block.
+     */
+    private static double predecoder(Pipeline p) {
+        CoreParams c = p.core;
+        long bytes = p.blockBytes;
+        int w = c.predecodeBytes();
+        int copies = (int) (w / gcd(bytes, w));
+        long windows = copies * bytes / w;
+        int total = copies * p.n;
+        long cycles = 0;
+        int j = 0;
+        for (long window = 0; window < windows; window++) {
+            long windowEnd = (window + 1) * w;
+            int marked = 0;
+            int lcp = 0;
+            while (j < total && end(p, j) < windowEnd) {
+                marked++;
+                if (p.shape[j % p.n].lengthChanging()) {
+                    lcp++;
+                }
+                j++;
+            }
+            int width = c.predecodeWidth();
+            cycles += Math.max(1, (marked + width - 1) / width) + (long) lcp * c.lcpPenalty();
+            if (marked > 0 && marked % width == 0 && address(p, j) + p.shape[j % p.n].opcodeOffset() < windowEnd) {
+                cycles++; // its opcode is in this window, but all the last cycle's slots are used
+            }
+        }
+        return cycles / (double) copies;
+    }
+
+    private static long address(Pipeline p, int j) {
+        return (j / p.n) * p.blockBytes + p.offset[j % p.n];
+    }
+
+    private static long end(Pipeline p, int j) {
+        return address(p, j) + p.shape[j % p.n].length() - 1;
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+
+    /**
+     * The decoders ({@link Pipeline#decode}) fed without pause: a cycle's group starts on the complex decoder and
+     * takes up to {@code decoders} instructions and {@code decodeUops} fused micro-ops, the later ones single
+     * micro-op instructions only; a microcoded instruction takes the switch and its micro-ops at the sequencer's
+     * rate alone. Groups are formed until one starts at an instruction a group started at before.
+     */
+    private static double decoders(Pipeline p) {
+        CoreParams c = p.core;
+        int n = p.n;
+        long[] seenCycles = new long[n];
+        long[] seenAt = new long[n];
+        java.util.Arrays.fill(seenAt, -1);
+        long cycles = 0;
+        long j = 0;
+        while (true) {
+            int at = (int) (j % n);
+            if (seenAt[at] >= 0) {
+                return (cycles - seenCycles[at]) / (double) ((j - seenAt[at]) / n);
+            }
+            seenAt[at] = j;
+            seenCycles[at] = cycles;
+            InstructionShape first = p.shape[at];
+            if (first.microcoded()) {
+                int u = first.decodeUops();
+                cycles += c.msSwitchCycles() + (u + c.msUopsPerCycle() - 1) / c.msUopsPerCycle();
+                j++;
+                continue;
+            }
+            int count = 0;
+            int uops = 0;
+            while (count < c.decoders()) {
+                InstructionShape s = p.shape[(int) (j % n)];
+                int u = s.decodeUops();
+                if (count > 0 && (s.microcoded() || s.complex() || uops + u > c.decodeUops())) {
+                    break;
+                }
+                uops += u;
+                count++;
+                j++;
+            }
+            cycles++;
+        }
+    }
+
+    /**
+     * The port bound, exact for an ideal scheduler: over every set P of ports, the micro-ops that can only use
+     * ports of P need (their count) ÷ |P| cycles; a divider's busy cycles count on the divider alone.
+     */
+    private static double ports(Pipeline p, String[] setName, double[] share) {
+        int portCount = p.simulator.params().ports().size();
+        java.util.Map<Integer, Double> byMask = new java.util.HashMap<>();
+        List<double[]> uops = new ArrayList<>(); // {instruction, mask, amount}
+        for (int i = 0; i < p.n; i++) {
+            if (p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0) {
+                continue; // eliminated (as long as elimination slots last)
+            }
+            int[] d = p.demand[i];
+            for (int k = 0; k < d.length; k++) {
+                int mask;
+                double amount;
+                if (d[k] < 0) {
+                    mask = 1 << (-d[k] - 1);
+                    amount = d[++k];
+                } else {
+                    mask = 0;
+                    for (int port : p.simulator.members(d[k])) {
+                        mask |= 1 << port;
+                    }
+                    amount = 1;
+                }
+                byMask.merge(mask, amount, Double::sum);
+                uops.add(new double[] {i, mask, amount});
+            }
+        }
+        int union = 0;
+        for (int m : byMask.keySet()) {
+            union |= m;
+        }
+        double best = 0;
+        int bestSet = 0;
+        for (int set = union; set != 0; set = (set - 1) & union) { // every subset of the ports used
+            double load = 0;
+            for (java.util.Map.Entry<Integer, Double> e : byMask.entrySet()) {
+                if ((e.getKey() & ~set) == 0) {
+                    load += e.getValue();
+                }
+            }
+            double bound = load / Integer.bitCount(set);
+            if (bound > best || bound == best && bound > 0 && Integer.bitCount(set) < Integer.bitCount(bestSet)) {
+                best = bound;
+                bestSet = set;
+            }
+        }
+        StringBuilder name = new StringBuilder();
+        for (int port = 0; port < portCount; port++) {
+            if ((bestSet & (1 << port)) != 0) {
+                String s = p.simulator.params().ports().get(port);
+                name.append(name.length() > 0 && (s.length() > 1 || name.length() > 0 && !Character.isDigit(
+                        name.charAt(name.length() - 1))) ? "," : "").append(s);
+            }
+        }
+        setName[0] = name.toString();
+        for (double[] u : uops) {
+            if ((((int) u[1]) & ~bestSet) == 0 && bestSet != 0) {
+                share[(int) u[0]] += u[2];
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The latency bound: the maximum cycle ratio of the dependency graph, each edge weighing what the second
+     * machine waits along it (a producer's latency less the consumer's read-advance; for a load+operation, the
+     * load's latency only on its address sources; store forwarding on memory sources; nothing for an
+     * eliminated move), each loop-carried edge one iteration. Karp's maximum mean cycle over paths that cross
+     * k iteration boundaries: D_k(v) is the heaviest such path ending at v.
+     */
+    private static double latency(Pipeline p, List<Integer> critical) {
+        int n = p.n;
+        CoreParams c = p.core;
+        int loadLatency = p.simulator.params().loadLatency();
+        int maxDistance = 1;
+        for (int k = 0; k < p.producers.length / 2; k++) {
+            maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
+        }
+        int layers = n * maxDistance; // Karp's N: the nodes of the graph with unit transit edges
+        double minus = Double.NEGATIVE_INFINITY;
+        double[][] d = new double[layers + 1][n];
+        int[][] from = new int[layers + 1][n]; // the deciding producer's (layer * n + node), or -1
+        for (int layer = 0; layer <= layers; layer++) {
+            java.util.Arrays.fill(d[layer], minus);
+            java.util.Arrays.fill(from[layer], -1);
+            for (int v = 0; v < n; v++) {
+                if (layer == 0) {
+                    d[0][v] = 0;
+                }
+                if (p.shape[v].noPort()) {
+                    continue; // done at rename: waits for nothing
+                }
+                for (int k = p.start[v]; k < p.start[v + 1]; k++) {
+                    int u = p.producers[2 * k];
+                    int back = p.producers[2 * k + 1];
+                    if (layer - back < 0 || back == 0 && u >= v) {
+                        continue;
+                    }
+                    double du = d[layer - back][u];
+                    if (du == minus) {
+                        continue;
+                    }
+                    double t = du + weight(p, c, loadLatency, u, v, k);
+                    if (t > d[layer][v]) {
+                        d[layer][v] = t;
+                        from[layer][v] = (layer - back) * n + u;
+                    }
+                }
+            }
+        }
+        double best = 0;
+        int bestNode = -1;
+        for (int v = 0; v < n; v++) {
+            if (d[layers][v] == minus) {
+                continue;
+            }
+            double worst = Double.POSITIVE_INFINITY;
+            for (int k = 0; k < layers; k++) {
+                if (d[k][v] != minus) {
+                    worst = Math.min(worst, (d[layers][v] - d[k][v]) / (layers - k));
+                }
+            }
+            if (worst != Double.POSITIVE_INFINITY && worst > best + 1e-12) {
+                best = worst;
+                bestNode = v;
+            }
+        }
+        if (bestNode >= 0) { // follow the deciding producers back: the first node met twice closes the cycle
+            int[] seenLayer = new int[n];
+            java.util.Arrays.fill(seenLayer, -1);
+            List<Integer> path = new ArrayList<>();
+            int node = layers * n + bestNode;
+            while (node >= 0) {
+                int v = node % n;
+                int layer = node / n;
+                if (seenLayer[v] >= 0) {
+                    int cut = path.indexOf(v);
+                    java.util.TreeSet<Integer> cycle = new java.util.TreeSet<>(path.subList(cut, path.size()));
+                    critical.addAll(cycle);
+                    break;
+                }
+                seenLayer[v] = layer;
+                path.add(v);
+                node = from[layer][v];
+            }
+        }
+        return best;
+    }
+
+    /** What consumer {@code v} waits along its source {@code k} (producer {@code u}) until its result. */
+    private static double weight(Pipeline p, CoreParams c, int loadLatency, int u, int v, int k) {
+        int lat = p.latency[v];
+        boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
+        if (eliminated) {
+            lat = 0;
+        }
+        int opLatency = p.loading[v] ? Math.max(1, lat - loadLatency) : lat; // a two-step instruction's second step
+        int loadStep = p.loading[v] ? loadLatency : 1;
+        if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
+            double arrive = p.options.storeForwarding()
+                    ? c.storeForwardLatency() - loadLatency + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)
+                    : 0;
+            return arrive + (p.twoStep[v] ? loadStep + opLatency : lat);
+        }
+        if (p.twoStep[v]) {
+            return p.addressSource[k] ? loadStep + opLatency : opLatency;
+        }
+        return lat - p.readAdvance[v];
+    }
+}
