@@ -35,6 +35,19 @@ final class BhiveMemory {
     /** The store→load dependencies the harness's memory layout creates between known addresses. */
     static List<Edge> edges(BasicBlock block) {
         int n = block.size();
+        boolean anyStore = false;
+        boolean anyLoad = false;
+        for (Instruction insn : block.instructions()) {
+            for (Operand op : insn.operands()) {
+                if (op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN) {
+                    anyStore |= m.action().write() || m.action().conditionalWrite();
+                    anyLoad |= m.action().readsOldValue();
+                }
+            }
+        }
+        if (!anyStore || !anyLoad) {
+            return List.of(); // no store→load pair to place: skip the runs of the block
+        }
         List<Regs> before = valuesBefore(block);
         long[] address = new long[n];
         int[] size = new int[n];
