@@ -248,17 +248,39 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 uops.add(new double[] {i, mask, amount});
             }
         }
+        // The best P is a union of the micro-ops' own port sets (any other P holds no more micro-ops than the
+        // union of the sets inside it, on no fewer ports), and a block has few distinct sets.
+        int k = byMask.size();
+        int[] masks = new int[k];
+        double[] amounts = new double[k];
+        int next = 0;
+        for (java.util.Map.Entry<Integer, Double> e : byMask.entrySet()) {
+            masks[next] = e.getKey();
+            amounts[next++] = e.getValue();
+        }
         int union = 0;
-        for (int m : byMask.keySet()) {
+        for (int m : masks) {
             union |= m;
         }
         double best = 0;
         int bestSet = 0;
-        for (int set = union; set != 0; set = (set - 1) & union) { // every subset of the ports used
+        // Few distinct sets: their unions; otherwise every subset of the ports they use.
+        int candidates = k <= Integer.bitCount(union) ? 1 << k : 0;
+        for (int choice = candidates > 0 ? 1 : union; candidates > 0 ? choice < candidates : choice != 0;
+                choice = candidates > 0 ? choice + 1 : (choice - 1) & union) {
+            int set = choice;
+            if (candidates > 0) {
+                set = 0;
+                for (int q = 0; q < k; q++) {
+                    if ((choice & (1 << q)) != 0) {
+                        set |= masks[q];
+                    }
+                }
+            }
             double load = 0;
-            for (java.util.Map.Entry<Integer, Double> e : byMask.entrySet()) {
-                if ((e.getKey() & ~set) == 0) {
-                    load += e.getValue();
+            for (int q = 0; q < k; q++) {
+                if ((masks[q] & ~set) == 0) {
+                    load += amounts[q];
                 }
             }
             double bound = load / Integer.bitCount(set);
