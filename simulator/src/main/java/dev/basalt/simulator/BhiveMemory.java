@@ -132,6 +132,21 @@ final class BhiveMemory {
         if (!memory) { // nothing to place: no values needed
             return java.util.Collections.nCopies(n, new Regs());
         }
+        // What each instruction writes, and its visible operands, once (the runs below repeat them many times).
+        String[][] writes = new String[n][];
+        List<List<Operand>> visible = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Instruction insn = block.instruction(i);
+            List<String> w = new ArrayList<>(2);
+            for (Operand op : insn.operands()) {
+                if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
+                        && (r.action().write() || r.action().conditionalWrite())) {
+                    w.add(r.register().enclosingName());
+                }
+            }
+            writes[i] = w.toArray(new String[0]);
+            visible.add(followed(insn) ? insn.visibleOperands() : List.of());
+        }
         for (int round = 0; round < 4; round++) {
             List<Regs> second = null;
             List<Regs> third = null;
@@ -139,21 +154,18 @@ final class BhiveMemory {
             for (int run = 0; run < 3; run++) {
                 List<Regs> points = run == 0 ? null : new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    Regs now = state.copy();
+                    // A snapshot: kept for the later runs, and read by every write of an instruction that makes several.
+                    Regs now = points != null || writes[i].length > 1 ? state.copy() : state;
                     if (points != null) {
                         points.add(now);
                     }
                     Instruction insn = block.instruction(i);
-                    for (Operand op : insn.operands()) {
-                        if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
-                                && (r.action().write() || r.action().conditionalWrite())) {
-                            String reg = r.register().enclosingName();
-                            Long v = valueWritten(insn, reg, now, stored, pushes);
-                            if (v == null) {
-                                state.remove(reg);
-                            } else {
-                                state.put(reg, v);
-                            }
+                    for (String reg : writes[i]) {
+                        Long v = valueWritten(insn, visible.get(i), reg, now, stored, pushes);
+                        if (v == null) {
+                            state.remove(reg);
+                        } else {
+                            state.put(reg, v);
                         }
                     }
                 }
@@ -270,14 +282,18 @@ final class BhiveMemory {
     }
 
     /** The value {@code insn} leaves in register {@code reg} given {@code known} registers, or null when not known. */
-    private static Long valueWritten(Instruction insn, String reg, Regs known, long[][] stored,
-                                     boolean pushes) {
+    /** Whether {@link #valueWritten} can know what {@code insn} writes: a move, {@code lea}, {@code pop}, zero idiom. */
+    private static boolean followed(Instruction insn) {
         String mnemonic = insn.mnemonic();
-        if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop")
-                && insn.idiom() != dev.basalt.decoder.Idiom.ZERO) {
+        return mnemonic.equals("mov") || mnemonic.equals("lea") || mnemonic.equals("pop")
+                || insn.idiom() == dev.basalt.decoder.Idiom.ZERO;
+    }
+
+    private static Long valueWritten(Instruction insn, List<Operand> ops, String reg, Regs known, long[][] stored,
+                                     boolean pushes) {
+        if (!followed(insn)) {
             return null; // the hot path: an instruction whose result we do not follow
         }
-        List<Operand> ops = insn.visibleOperands();
         if (insn.mnemonic().equals("pop") && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
                 && p.register().enclosingName().equals(reg) && p.register().widthBits() == 64) {
             // rsp stays 8-aligned, and every aligned quadword of the page holds INIT unless something is pushed.
