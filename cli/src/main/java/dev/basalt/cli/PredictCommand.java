@@ -82,6 +82,27 @@ final class PredictCommand implements Callable<Integer> {
         }
     }
 
+    /** The prediction's details as CSV cells, in the columns' order (empty cells for any it lacks). */
+    private static String csvDetails(Prediction p, List<String> names) {
+        StringBuilder sb = new StringBuilder();
+        for (String name : names) {
+            Double v = p.details().get(name);
+            sb.append(',').append(v == null ? "" : String.format(Locale.ROOT, "%.4f", v));
+        }
+        return sb.toString();
+    }
+
+    /** {@code  (predecoder 3.44 · decoders 0.50 · ...)}, or nothing without details. */
+    private static String textDetails(Prediction p) {
+        if (p.details().isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder("  (");
+        p.details().forEach((k, v) -> sb.append(sb.length() > 3 ? " · " : "").append(k).append(' ')
+                .append(String.format(Locale.ROOT, "%.2f", v)));
+        return sb.append(')').toString();
+    }
+
     private static String csvExplanation(Prediction p) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, ",%.4f,", p.baseline()));
         for (int j = 0; j < p.contributions().size(); j++) {
@@ -185,8 +206,11 @@ final class PredictCommand implements Callable<Integer> {
         }
         ObjectMapper mapper = new ObjectMapper();
         ArrayNode json = mapper.createArrayNode();
+        // Details (the bounds of `bounds`) each get their own column, in the first CPU's estimator's order.
+        List<String> details = estimators.isEmpty() ? List.of() : estimators.get(cpus.get(0)).detailNames();
         if (format.equals("csv")) {
-            out.println("hex,mcpu,cycles_per_iteration" + (explain ? ",baseline,contributions" : ""));
+            out.println("hex,mcpu,cycles_per_iteration" + (explain ? ",baseline,contributions" : "")
+                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()));
         }
         int k = 0;
         for (int i = 0; i < inputs.size(); i++) {
@@ -200,7 +224,7 @@ final class PredictCommand implements Callable<Integer> {
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
                             + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
-                                    p.cyclesPerIteration()) + (explain ? csvExplanation(p) : "")));
+                                    p.cyclesPerIteration()) + (explain ? csvExplanation(p) : "") + csvDetails(p, details)));
                     case "json" -> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
@@ -209,6 +233,7 @@ final class PredictCommand implements Callable<Integer> {
                             n.put("error", error);
                         } else {
                             n.put("cycles_per_iteration", p.cyclesPerIteration());
+                            p.details().forEach(n::put);
                             if (explain) {
                                 n.put("baseline", p.baseline());
                                 ArrayNode parts = n.putArray("contributions");
@@ -224,7 +249,7 @@ final class PredictCommand implements Callable<Integer> {
                     default -> {
                         out.println(p == null ? in + "  " + m + "  error: " + error
                                 : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
-                                        p.cyclesPerIteration()));
+                                        p.cyclesPerIteration()) + textDetails(p));
                         if (p != null && explain) {
                             textExplanation(out, block, p);
                         }

@@ -158,4 +158,26 @@ class PredictCommandTest {
         assertTrue(chosen.err().startsWith("basalt predict: --mcpu znver3: granite has no model for znver3"),
                 chosen.err());
     }
+
+    @Test
+    void boundsPutsEveryBoundInItsOwnColumnAndKey() throws Exception {
+        // xchg rax, rbx; xchg rdx, rcx; xchg rsi, rdi: three-micro-op instructions, one a cycle on the complex
+        // decoder (BoundsTest has the hand computation); every bound is a column in csv and a key in json.
+        String hex = "4887d84887ca4887fe";
+        dev.basalt.simulator.Bounds b = new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL))
+                .bounds(BasicBlock.fromHex(hex), Simulator.Options.defaults());
+        CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
+        assertEquals(0, csv.exit(), csv.err());
+        List<String> lines = csv.out().lines().toList();
+        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,issue,ports,latency", lines.get(0));
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", hex,
+                b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.issue(), b.ports(), b.latency()), lines.get(1));
+        assertEquals(3.0, b.decoders(), 1e-9);
+        CliRun json = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "json", hex);
+        assertEquals(0, json.exit(), json.err());
+        JsonNode n = new ObjectMapper().readTree(json.out()).get(0);
+        assertEquals(b.decoders(), n.get("decoders").asDouble(), 1e-9);
+        assertEquals(b.latency(), n.get("latency").asDouble(), 1e-9);
+        assertEquals(b.cyclesPerIteration(), n.get("cycles_per_iteration").asDouble(), 1e-9);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.basalt.core;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A throughput prediction for one block on one CPU.
@@ -11,8 +12,12 @@ import java.util.List;
  * @param baseline           cycles not attributed to any one instruction — an analytical prior that a learned
  *                           model corrects — so that, with contributions, cycles = baseline + Σ contributions
  *                           (up to clamping a negative sum to zero); 0 for most estimators
+ * @param details            named numbers the estimator explains its prediction with, in its order (the
+ *                           analytical estimator's bounds: {@code predecoder}, {@code decoders}, ...); empty for
+ *                           most estimators ({@link ThroughputEstimator#detailNames()} lists them)
  */
-public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline) {
+public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
+                         Map<String, Double> details) {
 
     public Prediction {
         if (!Double.isFinite(baseline)) {
@@ -23,6 +28,12 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
                     + cyclesPerIteration);
         }
         contributions = List.copyOf(contributions);
+        details = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
+    }
+
+    /** A prediction with a baseline and no details. */
+    public Prediction(double cyclesPerIteration, List<Double> contributions, double baseline) {
+        this(cyclesPerIteration, contributions, baseline, Map.of());
     }
 
     /** A prediction whose contributions add up to it (no baseline). */

@@ -57,6 +57,11 @@ public interface ThroughputEstimator {
         }
     }
 
+    /** The names of the {@link Prediction#details()} this estimator gives, in order (none by default). */
+    default List<String> detailNames() {
+        return List.of();
+    }
+
     /**
      * A SHA-256 (hex) of everything that determines this estimator's predictions on {@code cpus} (its tables,
      * weights and options), so that an artifact resting on it, such as a learned model with this estimator as its

@@ -67,7 +67,21 @@ public final class BoundsEstimator implements ThroughputEstimator {
         for (double c : b.contributions()) {
             contributions.add(c);
         }
-        return new Prediction(b.cyclesPerIteration(), contributions);
+        java.util.Map<String, Double> details = new java.util.LinkedHashMap<>();
+        for (Bounds.Kind k : Bounds.Kind.values()) {
+            details.put(k.name().toLowerCase(java.util.Locale.ROOT), b.value(k));
+        }
+        return new Prediction(b.cyclesPerIteration(), contributions, 0, details);
+    }
+
+    /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */
+    @Override
+    public List<String> detailNames() {
+        List<String> names = new ArrayList<>();
+        for (Bounds.Kind k : Bounds.Kind.values()) {
+            names.add(k.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return names;
     }
 
     @Override
