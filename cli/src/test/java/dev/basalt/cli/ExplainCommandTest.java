@@ -102,4 +102,20 @@ class ExplainCommandTest {
         assertEquals(2, cpu.exit());
         assertTrue(cpu.err().contains("crude has no model for"), cpu.err());
     }
+
+    @Test
+    void theBoundsEstimatorExplainsItselfWithItsBounds() throws Exception {
+        // xchg rax, rbx; xchg rdx, rcx; xchg rsi, rdi: decoder-bound at 3 cycles (BoundsTest).
+        String xchg = "4887d84887ca4887fe";
+        CliRun text = CliRun.of("explain", "--model", "bounds", "--method", "shapley", xchg);
+        assertEquals(0, text.exit(), text.err());
+        assertTrue(text.out().startsWith("bounds on haswell: 3.00 cycles/iteration"), text.out());
+        assertTrue(text.out().contains("bounds: predecoder 0.94 · decoders 3.00 · issue 2.25"), text.out());
+        CliRun json = CliRun.of("explain", "--model", "bounds", "--method", "shapley", "--format", "json", xchg);
+        assertEquals(0, json.exit(), json.err());
+        JsonNode b = new ObjectMapper().readTree(json.out()).get("bounds");
+        assertEquals("decoders", b.get("winner").asText());
+        assertEquals(3.0, b.get("decoders").asDouble(), 1e-9);
+        assertEquals(2.0, b.get("latency").asDouble(), 1e-9);
+    }
 }

@@ -92,7 +92,9 @@ public final class Explainer {
         }
         Optional<Bottleneck> bottleneck = model instanceof SimulatorEstimator sim
                 ? Optional.of(sim.bottleneck(block, uarch)) : Optional.empty();
+        Optional<dev.basalt.simulator.Bounds> bounds = model instanceof dev.basalt.simulator.BoundsEstimator be
+                ? Optional.of(be.bounds(block, uarch)) : Optional.empty();
         return new Explanation(block, model.name(), uarch, p.cyclesPerIteration(), p.contributions(), p.baseline(),
-                anchor, shapley, bottleneck, anchorSeconds, shapleySeconds);
+                anchor, shapley, bottleneck, bounds, anchorSeconds, shapleySeconds);
     }
 }

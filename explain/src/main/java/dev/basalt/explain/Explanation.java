@@ -23,13 +23,14 @@ import java.util.Optional;
  * @param anchor              the anchor, when asked for
  * @param shapley             the Shapley attributions, when asked for
  * @param bottleneck          the simulator's bottleneck (simulator estimators only)
+ * @param bounds              the analytical bounds (the {@code bounds} estimator and the simulator's)
  * @param anchorSeconds       wall time of the anchor search
  * @param shapleySeconds      wall time of the Shapley estimate
  */
 public record Explanation(BasicBlock block, String model, Microarchitecture uarch, double prediction,
                           List<Double> modelContributions, double modelBaseline, Optional<Anchors.Result> anchor,
-                          Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck, double anchorSeconds,
-                          double shapleySeconds) {
+                          Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck,
+                          Optional<dev.basalt.simulator.Bounds> bounds, double anchorSeconds, double shapleySeconds) {
 
     public Explanation {
         Objects.requireNonNull(block, "block");
@@ -39,6 +40,7 @@ public record Explanation(BasicBlock block, String model, Microarchitecture uarc
         Objects.requireNonNull(anchor, "anchor");
         Objects.requireNonNull(shapley, "shapley");
         Objects.requireNonNull(bottleneck, "bottleneck");
+        Objects.requireNonNull(bounds, "bounds");
     }
 
     /**

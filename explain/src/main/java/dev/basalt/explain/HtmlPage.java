@@ -77,6 +77,8 @@ final class HtmlPage {
                         + "bounds: front end %.2f · issue %.2f · port %s %.2f · chain %.2f</div></div>%n",
                         b.frontEndBound(), b.dispatchBound(),
                         esc(b.busiestPort()), b.portBound(), b.chainBound())));
+        e.bounds().ifPresent(b -> h.append("<div class=\"card\"><h2>Analytical bounds</h2><div class=\"num\">")
+                .append(esc(b.describe())).append("</div></div>\n"));
         List<Double> c = e.contributions();
         h.append("<div class=\"card\"><h2>Shading</h2><div>")
                 .append(e.shapley().isPresent() ? "Shapley contribution over instruction removal (cycles; they add "

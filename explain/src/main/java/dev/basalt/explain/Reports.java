@@ -27,6 +27,7 @@ public final class Reports {
         sb.append(String.format(Locale.ROOT, "%s on %s: %.2f cycles/iteration%n", e.model(), e.uarch(),
                 e.prediction()));
         e.bottleneck().ifPresent(b -> sb.append("bottleneck: ").append(b.describe()).append('\n'));
+        e.bounds().ifPresent(b -> sb.append("bounds: ").append(b.describe()).append('\n'));
         e.anchor().ifPresent(a -> sb.append(anchorLine(a)).append('\n'));
         List<Double> c = e.contributions();
         String source = e.shapley().isPresent() ? "Shapley over instruction removal"
@@ -132,6 +133,16 @@ public final class Reports {
             n.put("seconds", e.shapleySeconds());
         });
         e.bottleneck().ifPresent(b -> root.set("bottleneck", bottleneck(b)));
+        e.bounds().ifPresent(b -> {
+            ObjectNode n = root.putObject("bounds");
+            for (dev.basalt.simulator.Bounds.Kind k : dev.basalt.simulator.Bounds.Kind.values()) {
+                n.put(k.name().toLowerCase(Locale.ROOT), b.value(k));
+            }
+            n.put("winner", b.winner().name().toLowerCase(Locale.ROOT));
+            n.put("port_set", b.portSet());
+            ArrayNode critical = n.putArray("critical");
+            b.critical().forEach(critical::add);
+        });
         return root.toPrettyString();
     }
 
