@@ -95,4 +95,18 @@ class EvalCommandTest {
         assertTrue(md.contains("llvm-mca | 0 / "), md);
         assertTrue(md.contains("skipped: no-such-llvm-mca is not installed"), md);
     }
+
+    @Test
+    void aCpuNoEstimatorPredictsStillGetsItsReportAndPlots(@TempDir Path dir) throws Exception {
+        // crude has no Skylake model: nothing to plot for Skylake, which used to end in the chart library's
+        // NoSuchElementException; now every file is written, the plots saying why they are empty.
+        Path out = dir.resolve("eval");
+        CliRun r = CliRun.of("eval", "--models", "crude", "--mcpu", "skylake", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        for (String f : List.of("results.md", "results.csv", "predictions.csv", "scatter-skylake.png",
+                "mape-by-size.png", "mape-by-source.png")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        assertTrue(Files.readString(out.resolve("results.md")).contains("crude has no model for skylake"));
+    }
 }

@@ -216,9 +216,29 @@ public final class EvalReport {
                 }
                 chart.addSeries(m.getKey(), labels, values).setFillColor(COLORS[s++ % COLORS.length]);
             }
-            panels.add(BitmapEncoder.getBufferedImage(chart));
+            panels.add(s == 0 ? nothingPredicted(560, 440, "MAPE by block size, " + cpu)
+                    : BitmapEncoder.getBufferedImage(chart));
         }
         return png(panels, Math.max(1, panels.size()));
+    }
+
+    /**
+     * A panel saying a CPU has nothing to plot: every estimator was skipped for it (a chart with no series cannot be
+     * drawn).
+     */
+    private static BufferedImage nothingPredicted(int width, int height, String title) {
+        BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = image.createGraphics();
+        try {
+            g.setColor(Color.WHITE);
+            g.fillRect(0, 0, width, height);
+            g.setColor(Color.DARK_GRAY);
+            g.drawString(title, 20, 30);
+            g.drawString("no estimator predicted any block (see the notes in results.md)", 20, height / 2);
+        } finally {
+            g.dispose();
+        }
+        return image;
     }
 
     private static byte[] bySource(Evaluator.Result r) throws IOException {
@@ -258,7 +278,8 @@ public final class EvalReport {
                 chart.addSeries(m.getKey(), labels, values).setFillColor(COLORS[s++ % COLORS.length]);
             }
             chart.getStyler().setXAxisLabelRotation(35);
-            panels.add(BitmapEncoder.getBufferedImage(chart));
+            panels.add(s == 0 ? nothingPredicted(560, 460, "MAPE by source application, " + cpu)
+                    : BitmapEncoder.getBufferedImage(chart));
         }
         return png(panels, Math.max(1, panels.size()));
     }
