@@ -72,4 +72,20 @@ class TuneCommandTest {
                     .cyclesPerIteration(), Estimators.load("simulator").predict(b, m).cyclesPerIteration(), 0.0);
         }
     }
+
+    @Test
+    void zeroOrNegativeSizesAreRefusedBeforeAnyWork(@TempDir Path dir) {
+        Path out = dir.resolve("t.json");
+        for (String[] bad : new String[][] {{"--samples", "0"}, {"--held-out", "0"}, {"--max-train", "-5"},
+                {"--learn-epochs", "0"}, {"--lr", "-1"}}) {
+            CliRun r = CliRun.of("tune", "--out", out.toString(), "--work", dir.resolve("w").toString(), bad[0], bad[1]);
+            assertEquals(2, r.exit(), String.join(" ", bad));
+            assertTrue(r.err().startsWith("basalt tune: " + bad[0] + " must be"), r.err());
+            assertTrue(!Files.exists(out) && !Files.exists(dir.resolve("w")), "nothing written for " + bad[0]);
+        }
+        CliRun train = CliRun.of("train", "granite", "--out", dir.resolve("g.granite").toString(), "--epochs", "0");
+        assertEquals(2, train.exit());
+        assertTrue(train.err().startsWith("basalt train: --epochs must be at least 1, got 0"), train.err());
+        assertTrue(!Files.exists(dir.resolve("g.granite")));
+    }
 }
