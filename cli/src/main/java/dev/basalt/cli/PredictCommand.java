@@ -50,7 +50,8 @@ final class PredictCommand implements Callable<Integer> {
             + "compatible), bounds (the simulator's analytical bounds) or llvm-mca; default " + DEFAULT_MODEL + ", with the simulator for a CPU it has no head for.")
     String model;
 
-    @Option(names = "--mcpu", paramLabel = "CPU", description = "CPU (repeatable; default: all the model supports).")
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated "
+            + "(default: all the model supports).")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line.")

@@ -180,4 +180,15 @@ class PredictCommandTest {
         assertEquals(b.latency(), n.get("latency").asDouble(), 1e-9);
         assertEquals(b.cyclesPerIteration(), n.get("cycles_per_iteration").asDouble(), 1e-9);
     }
+
+    @Test
+    void aCommaListOfCpusIsTheSameAsRepeatingTheOption() {
+        CliRun comma = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell,skylake", "--format", "csv",
+                "4889de");
+        CliRun repeated = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--mcpu", "skylake",
+                "--format", "csv", "4889de");
+        assertEquals(0, comma.exit(), comma.err());
+        assertEquals(repeated.out(), comma.out());
+        assertEquals(3, comma.out().lines().count());
+    }
 }
