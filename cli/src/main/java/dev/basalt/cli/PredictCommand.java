@@ -161,10 +161,20 @@ final class PredictCommand implements Callable<Integer> {
         }
         List<String> inputs = new ArrayList<>(hex);
         if (input != null) {
-            if (!Files.isReadable(input)) {
-                throw new BadInputException("cannot read input file " + input);
+            if (Files.isDirectory(input)) {
+                throw new BadInputException("--input " + input + " is a directory, not a file of blocks");
             }
-            for (String line : Files.readAllLines(input)) {
+            if (!Files.isReadable(input)) {
+                throw new BadInputException("cannot read input file " + input + " (no such file, or not readable)");
+            }
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(input);
+            } catch (java.nio.charset.CharacterCodingException notText) {
+                throw new BadInputException("--input " + input + " is not UTF-8 text (a binary file?): give a BHive "
+                        + "CSV or one hex block per line");
+            }
+            for (String line : lines) {
                 String t = line.trim();
                 if (!t.isEmpty()) {
                     inputs.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);

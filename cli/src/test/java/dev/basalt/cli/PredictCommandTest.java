@@ -191,4 +191,17 @@ class PredictCommandTest {
         assertEquals(repeated.out(), comma.out());
         assertEquals(3, comma.out().lines().count());
     }
+
+    @Test
+    void aDirectoryOrABinaryFileAsInputIsBadInputNamingIt(@TempDir Path dir) throws Exception {
+        CliRun directory = CliRun.of("predict", "--model", "simulator", "--input", dir.toString());
+        assertEquals(2, directory.exit());
+        assertEquals("basalt predict: --input " + dir + " is a directory, not a file of blocks",
+                directory.err().lines().findFirst().orElseThrow());
+        Path binary = dir.resolve("ls.bin");
+        Files.write(binary, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, (byte) 0xc3, (byte) 0xff, (byte) 0xfe});
+        CliRun bin = CliRun.of("predict", "--model", "simulator", "--input", binary.toString());
+        assertEquals(2, bin.exit());
+        assertTrue(bin.err().startsWith("basalt predict: --input " + binary + " is not UTF-8 text"), bin.err());
+    }
 }
