@@ -109,6 +109,26 @@ final class EvalCommand implements Callable<Integer> {
         return dev.basalt.core.Estimators.load(name);
     }
 
+    /**
+     * Whether the results could be written under {@code dir}, checked before any work (not after minutes of it):
+     * it is a writable directory, or the nearest existing folder above it is.
+     */
+    static void checkOut(Path dir) {
+        Path at = dir.toAbsolutePath();
+        while (at != null && !Files.exists(at)) {
+            at = at.getParent();
+        }
+        if (at == null) {
+            return;
+        }
+        if (!Files.isDirectory(at)) {
+            throw new BadInputException("--out " + dir + ": " + at + " is a file, not a folder");
+        }
+        if (!Files.isWritable(at)) {
+            throw new BadInputException("--out " + dir + ": " + at + " is not writable");
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
@@ -118,6 +138,7 @@ final class EvalCommand implements Callable<Integer> {
                 throw new BadInputException("unknown model '" + m + "': use " + String.join(", ", known));
             }
         }
+        checkOut(out);
         List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
                 : List.copyOf(mcpu);
         Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split));

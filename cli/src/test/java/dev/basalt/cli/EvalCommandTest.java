@@ -109,4 +109,15 @@ class EvalCommandTest {
         }
         assertTrue(Files.readString(out.resolve("results.md")).contains("crude has no model for skylake"));
     }
+
+    @Test
+    void anUnwritableOutIsBadInputBeforeAnyWork(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("a-file");
+        Files.writeString(file, "x");
+        CliRun r = CliRun.of("eval", "--models", "simulator", "--mcpu", "haswell", "--out", file.resolve("eval").toString());
+        assertEquals(2, r.exit());
+        assertEquals("basalt eval: --out " + file.resolve("eval") + ": " + file + " is a file, not a folder",
+                r.err().lines().findFirst().orElseThrow());
+        assertEquals("", r.out(), "no work was done");
+    }
 }
