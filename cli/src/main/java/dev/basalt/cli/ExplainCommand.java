@@ -18,6 +18,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -101,6 +102,15 @@ final class ExplainCommand implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         if (!java.util.List.of("text", "json", "html").contains(format)) {
             throw new BadInputException("unknown format '" + format + "': use text, json or html");
+        }
+        if (out != null) { // where the page goes is checked before the search, not after it
+            if (Files.isDirectory(out)) {
+                throw new BadInputException("--out " + out + " is a folder, not a file");
+            }
+            Path parent = out.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new BadInputException("--out " + out + ": " + parent + " is not a folder");
+            }
         }
         Explainer.Method m = BadInputException.check("--method", () -> Explainer.Method.parse(method));
         Microarchitecture uarch = mcpu;

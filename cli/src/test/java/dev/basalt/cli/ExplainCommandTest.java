@@ -118,4 +118,15 @@ class ExplainCommandTest {
         assertEquals(3.0, b.get("decoders").asDouble(), 1e-9);
         assertEquals(2.0, b.get("latency").asDouble(), 1e-9);
     }
+
+    @Test
+    void anOutInsideAFileIsBadInputNamingIt(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("a-file");
+        Files.writeString(file, "x");
+        Path out = file.resolve("x.html");
+        CliRun r = CliRun.of("explain", "--model", "crude", "--format", "html", "--out", out.toString(), DIV_BLOCK);
+        assertEquals(2, r.exit());
+        assertEquals("basalt explain: --out " + out + ": " + file + " is not a folder",
+                r.err().lines().findFirst().orElseThrow());
+    }
 }
