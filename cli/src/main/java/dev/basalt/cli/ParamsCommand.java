@@ -54,6 +54,14 @@ final class ParamsCommand {
         public Integer call() throws Exception {
             Microarchitecture uarch = mcpu;
             Map<String, BasicBlock> distinct = new LinkedHashMap<>();
+            for (Path p : blocks) { // every file checked before the long import
+                if (java.nio.file.Files.isDirectory(p)) {
+                    throw new BadInputException("--blocks " + p + " is a folder, not a file of blocks");
+                }
+                if (!java.nio.file.Files.isReadable(p)) {
+                    throw new BadInputException("--blocks " + p + ": no such file, or not readable");
+                }
+            }
             for (Path p : blocks) {
                 BlockFiles.Loaded l = BlockFiles.readUnlabelled(p);
                 for (LabelledBlock b : l.blocks()) {
@@ -62,6 +70,10 @@ final class ParamsCommand {
                 spec.commandLine().getErr().println("read " + l.summary());
             }
             List<BasicBlock> all = new ArrayList<>(distinct.values());
+            if (all.isEmpty()) { // a table of no forms would be written, and silently fall back everywhere
+                throw new BadInputException("--blocks: no block in " + blocks.stream().map(Path::toString)
+                        .reduce((a, b) -> a + ", " + b).orElse("") + " decoded: nothing to import");
+            }
             String command = "basalt params import --mcpu " + uarch.llvmName() + " " + blocks.stream()
                     .map(p -> "--blocks " + p).reduce((a, b) -> a + " " + b).orElse("") + " --out " + out;
             LlvmMcaImporter.Report r = new LlvmMcaImporter(llvmMc, llvmMca).run(all, uarch, command,
