@@ -63,6 +63,34 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         }
         core = core == null ? CoreParams.defaults(mcpu) : core;
         schemaVersion = SCHEMA_VERSION;
+        checkPorts(mcpu, ports, forms, mnemonics, generic, core);
+    }
+
+    /**
+     * Every port group a row or the core names must be made of this table's ports: a whole port name
+     * ("Divider") or single-character names ("0156"). An unknown one used to be accepted and silently unused.
+     */
+    private static void checkPorts(String mcpu, List<String> ports, Map<String, InstructionParams> forms,
+                                   Map<String, InstructionParams> mnemonics, InstructionParams generic,
+                                   CoreParams core) {
+        java.util.function.BiConsumer<String, String> check = (where, group) -> {
+            if (group.isEmpty() || ports.contains(group)) {
+                return;
+            }
+            for (char c : group.toCharArray()) {
+                if (!ports.contains(String.valueOf(c))) {
+                    throw new IllegalArgumentException("simulator table for " + mcpu + ": " + where + " names port group '"
+                            + group + "', but '" + c + "' is not one of its ports " + ports);
+                }
+            }
+        };
+        forms.forEach((form, row) -> row.ports().keySet().forEach(g -> check.accept("form '" + form + "'", g)));
+        mnemonics.forEach((m, row) -> row.ports().keySet().forEach(g -> check.accept("mnemonic '" + m + "'", g)));
+        generic.ports().keySet().forEach(g -> check.accept("the generic row", g));
+        check.accept("core loadPorts", core.loadPorts());
+        check.accept("core storeAddressPorts", core.storeAddressPorts());
+        check.accept("core storeDataPorts", core.storeDataPorts());
+        check.accept("core slowLeaPorts", core.slowLeaPorts());
     }
 
     /** A table with the given core parameters' defaults for its CPU (as a version 1 table reads). */
@@ -116,6 +144,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
     public static SimulatorParams read(Path file) throws IOException {
         try {
             return JSON.readValue(file.toFile(), SimulatorParams.class);
+        } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) { // a table that breaks a rule
+            throw new IOException(file + ": " + (e.getCause() != null ? e.getCause().getMessage()
+                    : e.getOriginalMessage()), e);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
             throw new IOException(file + " is not a simulator parameter file: " + e.getOriginalMessage(), e);
         }

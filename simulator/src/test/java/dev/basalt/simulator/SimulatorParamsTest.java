@@ -87,4 +87,18 @@ class SimulatorParamsTest {
         java.io.IOException e = assertThrows(java.io.IOException.class, () -> SimulatorParams.read(newer));
         assertTrue(e.getMessage().contains("schema version 3, newer than this build reads (2)"), e.getMessage());
     }
+
+    @Test
+    void aPortGroupNamingAnUnknownPortIsRefusedWithTheFormAndThePort(@TempDir Path dir) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode t = (com.fasterxml.jackson.databind.node.ObjectNode)
+                json.readTree(json.writeValueAsString(HSW));
+        String form = t.get("forms").fieldNames().next();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) t.get("forms").get(form)).putObject("ports").put("09", 1);
+        Path bad = dir.resolve("bad.json");
+        json.writeValue(bad.toFile(), t);
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> SimulatorParams.read(bad));
+        assertEquals(bad + ": simulator table for haswell: form '" + form + "' names port group '09', but '9' is not "
+                + "one of its ports " + HSW.ports(), e.getMessage());
+    }
 }
