@@ -50,10 +50,15 @@ class ParameterLayoutTest {
         }
         SimulatorParams hsw = SimulatorParams.bundled(Microarchitecture.HASWELL);
         Map<String, InstructionParams> forms = new LinkedHashMap<>(hsw.forms());
-        forms.put("ADD r64, r64", new InstructionParams(1, 500, 0, Map.of("0156", 1, "9", 1)));
+        forms.put("ADD r64, r64", new InstructionParams(1, 500, 0, Map.of("0156", 1, "6", 99)));
         List<String> bad = ParameterLayout.outOfRange(hsw.toBuilder().dispatchWidth(11).forms(forms).provenance(null)
                 .build());
-        assertEquals(List.of("dispatchWidth 11", "ADD r64, r64: latency 500", "ADD r64, r64: unknown port group 9"), bad);
+        assertEquals(List.of("dispatchWidth 11", "ADD r64, r64: latency 500", "ADD r64, r64: port group 6 99"), bad);
+        // A group of a port the table does not have is refused when the table is made, before any range check.
+        forms.put("ADD r64, r64", new InstructionParams(1, 1, 0, Map.of("0156", 1, "9", 1)));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> hsw.toBuilder().forms(forms).provenance(null).build());
+        assertTrue(e.getMessage().contains("names port group '9', but '9' is not one of its ports"), e.getMessage());
     }
 
     @Test
