@@ -54,7 +54,8 @@ final class PredictCommand implements Callable<Integer> {
             + "(default: all the model supports).")
     List<Microarchitecture> mcpu;
 
-    @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line.")
+    @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line; - reads "
+            + "standard input.")
     Path input;
 
     @Option(names = "--format", defaultValue = "text", description = "text, csv or json (default ${DEFAULT-VALUE}).")
@@ -160,7 +161,16 @@ final class PredictCommand implements Callable<Integer> {
             throw new BadInputException("unknown format '" + format + "': use text, csv or json");
         }
         List<String> inputs = new ArrayList<>(hex);
-        if (input != null) {
+        if (input != null && input.toString().equals("-")) { // standard input, one block per line or BHive CSV
+            java.io.BufferedReader stdin = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
+                String t = line.trim();
+                if (!t.isEmpty()) {
+                    inputs.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);
+                }
+            }
+        } else if (input != null) {
             if (Files.isDirectory(input)) {
                 throw new BadInputException("--input " + input + " is a directory, not a file of blocks");
             }
@@ -240,6 +250,7 @@ final class PredictCommand implements Callable<Integer> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
                         n.put("mcpu", m.llvmName());
+                        n.put("model", estimators.get(m).name());
                         if (p == null) {
                             n.put("error", error);
                         } else {

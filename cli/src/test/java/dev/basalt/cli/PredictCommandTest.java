@@ -204,4 +204,25 @@ class PredictCommandTest {
         assertEquals(2, bin.exit());
         assertTrue(bin.err().startsWith("basalt predict: --input " + binary + " is not UTF-8 text"), bin.err());
     }
+
+    @Test
+    void aDashReadsStandardInputAndJsonNamesTheModel() throws Exception {
+        java.io.InputStream saved = System.in;
+        CliRun r;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream("4889de\n\n4801d8,1.0\n".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8)));
+            r = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--input", "-", "--format", "json");
+        } finally {
+            System.setIn(saved);
+        }
+        assertEquals(0, r.exit(), r.err());
+        JsonNode rows = new ObjectMapper().readTree(r.out());
+        assertEquals(2, rows.size());
+        assertEquals("4889de", rows.get(0).get("hex").asText());
+        assertEquals("4801d8", rows.get(1).get("hex").asText());
+        assertEquals("simulator", rows.get(1).get("model").asText());
+        assertEquals(simulated("4801d8", Microarchitecture.HASWELL),
+                String.format(Locale.ROOT, "%.4f", rows.get(1).get("cycles_per_iteration").asDouble()));
+    }
 }
