@@ -40,8 +40,13 @@ final class DecodeCommand implements Callable<Integer> {
             + "(quote a block that contains spaces).")
     List<String> blocks;
 
-    @Option(names = "--json", description = "Print JSON (an array with one object per block).")
+    @Option(names = "--json", description = "Print JSON (an array with one object per block); the same as "
+            + "--format json.")
     boolean json;
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json, as in the other commands "
+            + "(default ${DEFAULT-VALUE}).")
+    String format;
 
     @Option(names = "--memory", defaultValue = "same-expression", paramLabel = "POLICY",
             converter = MemoryPolicyConverter.class,
@@ -57,6 +62,10 @@ final class DecodeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
+        if (!format.equals("text") && !format.equals("json")) {
+            throw new BadInputException("unknown format '" + format + "': use text or json");
+        }
+        json |= format.equals("json");
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             String input = blocks.get(k);

@@ -112,4 +112,15 @@ class DecodeCommandTest {
         assertEquals(2, run("decode", "--memory", "sometimes", "90").exit());
         assertEquals(2, run("no-such-command").exit());
     }
+
+    @Test
+    void formatJsonIsTheSameAsTheJsonFlag() {
+        CliRun flag = CliRun.of("decode", "--json", "488b074801c8488907");
+        CliRun format = CliRun.of("decode", "--format", "json", "488b074801c8488907");
+        assertEquals(0, format.exit(), format.err());
+        assertEquals(flag.out(), format.out());
+        CliRun bad = CliRun.of("decode", "--format", "xml", "488b074801c8488907");
+        assertEquals(2, bad.exit());
+        assertEquals("basalt decode: unknown format 'xml': use text or json", bad.err().lines().findFirst().orElseThrow());
+    }
 }
