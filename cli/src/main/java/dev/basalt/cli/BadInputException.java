@@ -20,4 +20,18 @@ final class BadInputException extends RuntimeException {
             throw new BadInputException(options + ": " + e.getMessage());
         }
     }
+
+    /** A size option (when given) below its least accepted value: bad input naming the option and the range. */
+    static void atLeast(String option, Integer value, int least) {
+        if (value != null && value < least) {
+            throw new BadInputException(option + " must be at least " + least + ", got " + value);
+        }
+    }
+
+    /** A rate option (when given) that is not a finite positive number: bad input naming the option. */
+    static void positive(String option, Double value) {
+        if (value != null && (!(value > 0) || value.isInfinite())) {
+            throw new BadInputException(option + " must be a positive number, got " + value);
+        }
+    }
 }

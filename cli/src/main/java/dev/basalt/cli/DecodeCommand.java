@@ -65,7 +65,7 @@ final class DecodeCommand implements Callable<Integer> {
         if (!format.equals("text") && !format.equals("json")) {
             throw new BadInputException("unknown format '" + format + "': use text or json");
         }
-        json |= format.equals("json");
+        boolean asJson = json || format.equals("json");
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             String input = blocks.get(k);
@@ -81,13 +81,13 @@ final class DecodeCommand implements Callable<Integer> {
                 continue;
             }
             DependencyGraph graph = block.dependencyGraph(memoryPolicy);
-            if (json) {
+            if (asJson) {
                 array.add(toJson(mapper, block, graph));
             } else {
                 printText(out, block, graph);
             }
         }
-        if (json) {
+        if (asJson) {
             out.println(array.toPrettyString());
         }
         out.flush();

@@ -103,15 +103,12 @@ final class TrainCommand implements Callable<Integer> {
                         : "the trainable models are " + String.join(", ", Trainables.available()))));
         // Sizes first, before any work: --epochs 0 used to write an untrained model, --max-train -5 to fail in a
         // list operation.
-        for (Object[] size : new Object[][] {{"--epochs", epochs}, {"--max-train", maxTrain}, {"--hidden", hidden},
-                {"--embedding", embedding}, {"--iterations", steps}}) {
-            if (size[1] != null) {
-                TuneCommand.atLeast((String) size[0], (Integer) size[1], 1);
-            }
-        }
-        if (learningRate != null && (!(learningRate > 0) || Double.isInfinite(learningRate))) {
-            throw new BadInputException("--lr must be a positive number, got " + learningRate);
-        }
+        BadInputException.atLeast("--epochs", epochs, 1);
+        BadInputException.atLeast("--max-train", maxTrain, 1);
+        BadInputException.atLeast("--hidden", hidden, 1);
+        BadInputException.atLeast("--embedding", embedding, 1);
+        BadInputException.atLeast("--iterations", steps, 1);
+        BadInputException.positive("--lr", learningRate);
         TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior);
         for (TrainingOptions.Option given : options.given()) {
             if (!provider.options().contains(given)) {

@@ -97,17 +97,13 @@ final class TuneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         // Sizes first, before any work: a zero or negative one only failed deep inside, after the sampling.
-        atLeast("--samples", samples, 1);
-        atLeast("--held-out", heldOut, 1);
-        atLeast("--surrogate-epochs", surrogateEpochs, 1);
-        atLeast("--learn-epochs", learnEpochs, 1);
-        atLeast("--passes", passes, 0);
-        if (maxTrain != null) {
-            atLeast("--max-train", maxTrain, 1);
-        }
-        if (!(learningRate > 0) || Double.isInfinite(learningRate)) {
-            throw new BadInputException("--lr must be a positive number, got " + learningRate);
-        }
+        BadInputException.atLeast("--samples", samples, 1);
+        BadInputException.atLeast("--held-out", heldOut, 1);
+        BadInputException.atLeast("--surrogate-epochs", surrogateEpochs, 1);
+        BadInputException.atLeast("--learn-epochs", learnEpochs, 1);
+        BadInputException.atLeast("--passes", passes, 0);
+        BadInputException.atLeast("--max-train", maxTrain, 1);
+        BadInputException.positive("--lr", learningRate);
         PrintWriter o = spec.commandLine().getOut();
         Microarchitecture uarch = mcpu;
         Dataset dataset;
@@ -245,12 +241,5 @@ final class TuneCommand implements Callable<Integer> {
     static String row(dev.basalt.simulator.InstructionParams r) {
         return String.format(Locale.ROOT, "uops %d lat %d ra %d %s", r.uops(), r.latency(), r.readAdvance(),
                 r.ports());
-    }
-
-    /** A size option below its least accepted value is bad input naming the option and the range. */
-    static void atLeast(String option, long value, long least) {
-        if (value < least) {
-            throw new BadInputException(option + " must be at least " + least + ", got " + value);
-        }
     }
 }

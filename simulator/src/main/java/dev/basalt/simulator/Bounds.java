@@ -262,21 +262,24 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         for (int m : masks) {
             union |= m;
         }
+        // Candidate sets: the unions of the distinct sets when they are few, else every subset of the ports used.
+        List<Integer> candidates = new ArrayList<>();
+        if (k <= Integer.bitCount(union)) {
+            for (int choice = 1; choice < 1 << k; choice++) {
+                int set = 0;
+                for (int q = 0; q < k; q++) {
+                    set |= (choice & (1 << q)) != 0 ? masks[q] : 0;
+                }
+                candidates.add(set);
+            }
+        } else {
+            for (int set = union; set != 0; set = (set - 1) & union) {
+                candidates.add(set);
+            }
+        }
         double best = 0;
         int bestSet = 0;
-        // Few distinct sets: their unions; otherwise every subset of the ports they use.
-        int candidates = k <= Integer.bitCount(union) ? 1 << k : 0;
-        for (int choice = candidates > 0 ? 1 : union; candidates > 0 ? choice < candidates : choice != 0;
-                choice = candidates > 0 ? choice + 1 : (choice - 1) & union) {
-            int set = choice;
-            if (candidates > 0) {
-                set = 0;
-                for (int q = 0; q < k; q++) {
-                    if ((choice & (1 << q)) != 0) {
-                        set |= masks[q];
-                    }
-                }
-            }
+        for (int set : candidates) {
             double load = 0;
             for (int q = 0; q < k; q++) {
                 if ((masks[q] & ~set) == 0) {
@@ -345,7 +348,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                     if (du == minus) {
                         continue;
                     }
-                    double t = du + weight(p, c, loadLatency, u, v, k);
+                    double t = du + weight(p, c, loadLatency, v, k);
                     if (t > d[layer][v]) {
                         d[layer][v] = t;
                         from[layer][v] = (layer - back) * n + u;
@@ -392,8 +395,8 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         return best;
     }
 
-    /** What consumer {@code v} waits along its source {@code k} (producer {@code u}) until its result. */
-    private static double weight(Pipeline p, CoreParams c, int loadLatency, int u, int v, int k) {
+    /** What consumer {@code v} waits along its source {@code k}, from the producer's result to its own. */
+    private static double weight(Pipeline p, CoreParams c, int loadLatency, int v, int k) {
         int lat = p.latency[v];
         boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
         if (eliminated) {
