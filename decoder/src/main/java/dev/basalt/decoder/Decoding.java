@@ -23,10 +23,12 @@ public final class Decoding {
     static final int IDS_PER_LONG = 7;
 
     private final byte[] bytes;
+    private final int hash; // of the bytes: decodings are map keys of every per-instruction cache
     private final int length;
     private final String mnemonic;
     private final Set<Prefix> prefixes;
     private final List<Operand> operands;
+    private final List<Operand> visibleOperands; // kept: estimators ask for it per instruction, per block
     private final FlagSet flagsRead;
     private final FlagSet flagsWritten;
     private final Idiom idiom;
@@ -60,10 +62,12 @@ public final class Decoding {
             throw new IllegalArgumentException("an x86 instruction is 1..15 bytes, got " + bytes.length);
         }
         this.bytes = bytes;
+        this.hash = Arrays.hashCode(bytes);
         this.length = bytes.length;
         this.mnemonic = Objects.requireNonNull(mnemonic, "mnemonic");
         this.prefixes = prefixes.isEmpty() ? Set.of() : Set.copyOf(prefixes);
         this.operands = List.copyOf(operands);
+        this.visibleOperands = this.operands.stream().filter(o -> o.visibility().isVisible()).toList();
         this.flagsRead = Objects.requireNonNull(flagsRead, "flagsRead");
         this.flagsWritten = Objects.requireNonNull(flagsWritten, "flagsWritten");
         this.idiom = Objects.requireNonNull(idiom, "idiom");
@@ -125,6 +129,11 @@ public final class Decoding {
         return operands;
     }
 
+    /** The operands that show in Intel syntax, in order. */
+    public List<Operand> visibleOperands() {
+        return visibleOperands;
+    }
+
     /** Flags the instruction tests. */
     public FlagSet flagsRead() {
         return flagsRead;
@@ -162,12 +171,12 @@ public final class Decoding {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Decoding other && Arrays.equals(bytes, other.bytes);
+        return this == o || o instanceof Decoding other && hash == other.hash && Arrays.equals(bytes, other.bytes);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(bytes);
+        return hash;
     }
 
     @Override

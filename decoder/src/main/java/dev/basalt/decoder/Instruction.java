@@ -88,7 +88,7 @@ public record Instruction(int offset, Decoding decoding) {
 
     /** The operands that show in Intel syntax, in order. */
     public List<Operand> visibleOperands() {
-        return operands().stream().filter(o -> o.visibility().isVisible()).toList();
+        return decoding.visibleOperands();
     }
 
     /** True if the instruction carries the given prefix. */

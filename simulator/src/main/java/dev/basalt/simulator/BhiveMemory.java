@@ -4,6 +4,7 @@ import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.RegisterClass;
+import dev.basalt.decoder.Visibility;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -34,36 +35,35 @@ final class BhiveMemory {
 
     /** The store→load dependencies the harness's memory layout creates between known addresses. */
     static List<Edge> edges(BasicBlock block) {
-        int n = block.size();
+        return edges(Program.of(block));
+    }
+
+    /** {@link #edges(BasicBlock)} of a compiled block. */
+    static List<Edge> edges(Program prog) {
         boolean anyStore = false;
         boolean anyLoad = false;
-        for (Instruction insn : block.instructions()) {
-            for (Operand op : insn.operands()) {
-                if (op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN) {
-                    anyStore |= m.action().write() || m.action().conditionalWrite();
-                    anyLoad |= m.action().readsOldValue();
-                }
-            }
+        for (Step step : prog.steps) {
+            anyStore |= step.visibleStore();
+            anyLoad |= step.visibleLoad();
         }
         if (!anyStore || !anyLoad) {
             return List.of(); // no store→load pair to place: skip the runs of the block
         }
-        List<Regs> before = valuesBefore(block);
+        int n = prog.n;
+        Values before = valuesBefore(prog);
         long[] address = new long[n];
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
         boolean[] stores = new boolean[n];
         for (int i = 0; i < n; i++) {
             address[i] = -1;
-            for (Operand op : block.instruction(i).operands()) {
-                if (op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN) {
-                    Long a = address(m, before.get(i));
-                    if (a != null) {
-                        address[i] = a & 4095;
-                        size[i] = Math.max(1, m.sizeBits() / 8);
-                        loads[i] |= m.action().readsOldValue();
-                        stores[i] |= m.action().write() || m.action().conditionalWrite();
-                    }
+            for (Access m : prog.steps[i].access()) {
+                long a = m.hidden ? UNKNOWN : m.address(before, i);
+                if (a != UNKNOWN) {
+                    address[i] = a & 4095;
+                    size[i] = m.bytes;
+                    loads[i] |= m.load;
+                    stores[i] |= m.store;
                 }
             }
         }
@@ -89,16 +89,21 @@ final class BhiveMemory {
      * otherwise (no load, several, or an address that changes between iterations).
      */
     static int[] loadOffsets(BasicBlock block) {
-        List<Regs> before = valuesBefore(block);
-        int[] out = new int[block.size()];
+        return loadOffsets(Program.of(block));
+    }
+
+    /** {@link #loadOffsets(BasicBlock)} of a compiled block. */
+    static int[] loadOffsets(Program prog) {
+        Values before = valuesBefore(prog);
+        int[] out = new int[prog.n];
         for (int i = 0; i < out.length; i++) {
             out[i] = -1;
             int loads = 0;
-            for (Operand op : block.instruction(i).operands()) {
-                if (op instanceof Operand.MemoryOperand m && m.action().readsOldValue()) {
+            for (Access m : prog.steps[i].access()) {
+                if (m.load) {
                     loads++;
-                    Long a = m.visibility() == dev.basalt.decoder.Visibility.HIDDEN ? null : address(m, before.get(i));
-                    out[i] = a == null || loads > 1 ? -1 : (int) (a & 4095);
+                    long a = m.hidden ? UNKNOWN : m.address(before, i);
+                    out[i] = a == UNKNOWN || loads > 1 ? -1 : (int) (a & 4095);
                 }
             }
         }
@@ -106,81 +111,68 @@ final class BhiveMemory {
     }
 
     /**
-     * The registers (by enclosing name) holding a known value before each instruction, the same in every iteration
-     * after the first. The block runs three times from the harness's registers, following what it computes: a
-     * move of a known register or an immediate, an {@code lea} of known registers, a zero idiom, a 4- or 8-byte
-     * load from a known address no store of the block writes (the page's filling), a {@code pop} when nothing is
-     * pushed (the stack stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other write makes a
-     * register unknown, and so does a value that differs between the second and third runs (an {@code add rdi,
-     * 8}). Which loads a store overlaps depends on the values, so the runs repeat until the stores' addresses
-     * settle.
+     * The registers holding a known value before each instruction, the same in every iteration after the first.
+     * The block runs three times from the harness's registers, following what it computes: a move of a known
+     * register or an immediate, an {@code lea} of known registers, a zero idiom, a 4- or 8-byte load from a known
+     * address no store of the block writes (the page's filling), a {@code pop} when nothing is pushed (the stack
+     * stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other write makes a register unknown,
+     * and so does a value that differs between the second and third runs (an {@code add rdi, 8}). Which loads a
+     * store overlaps depends on the values, so the runs repeat until the stores' addresses settle.
      */
-    static List<Regs> valuesBefore(BasicBlock block) {
-        int n = block.size();
-        long[][] stored = new long[0][];
-        boolean pushes = false;
-        for (Instruction insn : block.instructions()) {
-            pushes |= insn.mnemonic().startsWith("push") || insn.mnemonic().equals("call");
+    private static Values valuesBefore(Program prog) {
+        int n = prog.n;
+        Values none = new Values(new int[n], new long[n * 16]);
+        if (!prog.memory) { // nothing to place: no values needed
+            return none;
         }
-        List<Regs> result = null;
-        boolean memory = false;
-        for (Instruction insn : block.instructions()) {
-            for (Operand op : insn.operands()) {
-                memory |= op instanceof Operand.MemoryOperand m && m.visibility() != dev.basalt.decoder.Visibility.HIDDEN;
-            }
-        }
-        if (!memory) { // nothing to place: no values needed
-            return java.util.Collections.nCopies(n, new Regs());
-        }
-        // What each instruction writes, and its visible operands, once (the runs below repeat them many times).
-        String[][] writes = new String[n][];
-        List<List<Operand>> visible = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            Instruction insn = block.instruction(i);
-            List<String> w = new ArrayList<>(2);
-            for (Operand op : insn.operands()) {
-                if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
-                        && (r.action().write() || r.action().conditionalWrite())) {
-                    w.add(r.register().enclosingName());
-                }
-            }
-            writes[i] = w.toArray(new String[0]);
-            visible.add(followed(insn) ? insn.visibleOperands() : List.of());
-        }
+        long[] stored = new long[0]; // {page offset, bytes} pairs of the stores at known addresses
+        Values result = none;
         for (int round = 0; round < 4; round++) {
-            List<Regs> second = null;
-            List<Regs> third = null;
-            Regs state = harness();
+            Values second = new Values(new int[n], new long[n * 16]);
+            Values third = new Values(new int[n], new long[n * 16]);
+            long[] value = new long[16];
+            int known = harness(value);
             for (int run = 0; run < 3; run++) {
-                List<Regs> points = run == 0 ? null : new ArrayList<>(n);
+                Values points = run == 1 ? second : run == 2 ? third : null;
                 for (int i = 0; i < n; i++) {
-                    // A snapshot: kept for the later runs, and read by every write of an instruction that makes several.
-                    Regs now = points != null || writes[i].length > 1 ? state.copy() : state;
                     if (points != null) {
-                        points.add(now);
+                        points.known[i] = known;
+                        System.arraycopy(value, 0, points.value, 16 * i, 16);
                     }
-                    Instruction insn = block.instruction(i);
-                    for (String reg : writes[i]) {
-                        Long v = valueWritten(insn, visible.get(i), reg, now, stored, pushes);
-                        if (v == null) {
-                            state.remove(reg);
+                    int[] writes = prog.steps[i].writes();
+                    if (writes.length == 0) {
+                        continue;
+                    }
+                    // Every write of an instruction reads the registers as they were before it.
+                    Follow follow = prog.follow(i);
+                    long v = follow == null ? UNKNOWN : follow.value(value, known, stored);
+                    for (int slot : writes) {
+                        if (slot == prog.steps[i].followedSlot() && v != UNKNOWN) {
+                            value[slot] = v;
+                            known |= 1 << slot;
                         } else {
-                            state.put(reg, v);
+                            known &= ~(1 << slot);
                         }
                     }
                 }
-                if (run == 1) {
-                    second = points;
-                } else if (run == 2) {
-                    third = points;
-                }
             }
             for (int i = 0; i < n; i++) {
-                third.get(i).keepAgreeing(second.get(i));
+                for (int k = 0; k < 16; k++) {
+                    if ((second.known[i] & (1 << k)) == 0 || second.value[16 * i + k] != third.value[16 * i + k]) {
+                        third.known[i] &= ~(1 << k);
+                    }
+                }
             }
             result = third;
-            long[][] stores = storeRanges(block, third);
-            if (java.util.Arrays.deepEquals(stores, stored)) {
+            boolean loadsFollowed = false;
+            for (int i = 0; i < n; i++) {
+                loadsFollowed |= prog.follow(i) instanceof Load;
+            }
+            if (!loadsFollowed) {
+                break; // the stores' addresses change nothing the runs follow
+            }
+            long[] stores = storeRanges(prog, third);
+            if (java.util.Arrays.equals(stores, stored)) {
                 break;
             }
             stored = stores;
@@ -188,179 +180,290 @@ final class BhiveMemory {
         return result;
     }
 
-    /** The registers as the harness leaves them: all {@link #INIT}, {@code rsp} and {@code rbp} in the page. */
-    private static Regs harness() {
-        Regs known = new Regs();
-        for (String r : Regs.NAMES) {
-            known.put(r, INIT);
-        }
-        known.put("rsp", INIT + 2048);
-        known.put("rbp", ((INIT + 2048) >> 5 << 5) - 0x10);
-        return known;
+    /** The registers as the harness leaves them (all {@link #INIT}, {@code rsp} and {@code rbp} in the page): the mask. */
+    private static int harness(long[] value) {
+        java.util.Arrays.fill(value, INIT);
+        value[RSP] = INIT + 2048;
+        value[RBP] = ((INIT + 2048) >> 5 << 5) - 0x10;
+        return 0xffff;
     }
 
-    /** Known values of the 16 general-purpose registers (by enclosing name): a bit mask and an array. */
-    static final class Regs {
-        static final String[] NAMES = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rsp", "rbp", "r8", "r9", "r10",
-                "r11", "r12", "r13", "r14", "r15"};
-        private final long[] value = new long[16];
-        private int known;
+    private static final int[] NONE = {};
+    private static final Access[] NO_ACCESS = {};
 
-        private static int slot(String name) {
-            return switch (name) {
-                case "rax" -> 0;
-                case "rbx" -> 1;
-                case "rcx" -> 2;
-                case "rdx" -> 3;
-                case "rsi" -> 4;
-                case "rdi" -> 5;
-                case "rsp" -> 6;
-                case "rbp" -> 7;
-                case "r8" -> 8;
-                case "r9" -> 9;
-                case "r10" -> 10;
-                case "r11" -> 11;
-                case "r12" -> 12;
-                case "r13" -> 13;
-                case "r14" -> 14;
-                case "r15" -> 15;
-                default -> -1;
-            };
+    /** "Not known": no address or value the harness can produce. */
+    static final long UNKNOWN = Long.MIN_VALUE;
+
+    private static final int RSP = 6;
+    private static final int RBP = 7;
+
+    /** A general-purpose register's slot (0..15) by its enclosing name; -1 for any other register. */
+    private static int slot(dev.basalt.decoder.Register r) {
+        return switch (r.enclosingName()) {
+            case "rax" -> 0;
+            case "rbx" -> 1;
+            case "rcx" -> 2;
+            case "rdx" -> 3;
+            case "rsi" -> 4;
+            case "rdi" -> 5;
+            case "rsp" -> RSP;
+            case "rbp" -> RBP;
+            case "r8" -> 8;
+            case "r9" -> 9;
+            case "r10" -> 10;
+            case "r11" -> 11;
+            case "r12" -> 12;
+            case "r13" -> 13;
+            case "r14" -> 14;
+            case "r15" -> 15;
+            default -> -1;
+        };
+    }
+
+    /** Known values of the 16 general-purpose registers before each instruction i: masks, and values at 16 i. */
+    record Values(int[] known, long[] value) {
+    }
+
+    /**
+     * A memory operand, compiled: segment usable (ds, ss, es), displacement, base and index slots (-1: absent,
+     * -2: a register not followed, such as rip), whether they are 32-bit, scale, bytes, and its use.
+     */
+    record Access(boolean segment, long displacement, int base, boolean base32, int index, boolean index32,
+                          int scale, int bytes, int sizeBits, boolean load, boolean store, boolean hidden) {
+
+        static Access of(Operand.MemoryOperand m) {
+            String seg = m.segment().name();
+            return new Access(seg.equals("ds") || seg.equals("ss") || seg.equals("es"), m.displacement(),
+                    followed(m.base()), m.base().widthBits() == 32, followed(m.index()), m.index().widthBits() == 32,
+                    m.scale(), Math.max(1, m.sizeBits() / 8), m.sizeBits(), m.action().readsOldValue(),
+                    m.action().write() || m.action().conditionalWrite(), m.visibility() == Visibility.HIDDEN);
         }
 
-        Long get(String name) {
-            int k = slot(name);
-            return k >= 0 && (known & (1 << k)) != 0 ? value[k] : null;
+        private static int followed(dev.basalt.decoder.Register r) {
+            return !r.isPresent() ? -1 : r.registerClass() == RegisterClass.IP || slot(r) < 0 ? -2 : slot(r);
         }
 
-        void put(String name, long v) {
-            int k = slot(name);
-            if (k >= 0) {
-                value[k] = v;
-                known |= 1 << k;
+        /** Its address given registers {@code known} with {@code value}, or {@link #UNKNOWN}. */
+        long address(long[] value, int known) {
+            return address(value, 0, known);
+        }
+
+        /** Its address given registers {@code known} with values {@code value[at..at + 16)}, or {@link #UNKNOWN}. */
+        long address(long[] value, int at, int known) {
+            if (!segment) {
+                return UNKNOWN;
             }
-        }
-
-        void remove(String name) {
-            int k = slot(name);
-            if (k >= 0) {
-                known &= ~(1 << k);
+            long a = displacement;
+            if (base != -1) {
+                if (base < 0 || (known & (1 << base)) == 0) {
+                    return UNKNOWN;
+                }
+                a += base32 ? value[at + base] & 0xffffffffL : value[at + base];
             }
+            if (index != -1) {
+                if (index < 0 || (known & (1 << index)) == 0) {
+                    return UNKNOWN;
+                }
+                a += (index32 ? value[at + index] & 0xffffffffL : value[at + index]) * scale;
+            }
+            return a;
         }
 
-        Regs copy() {
-            Regs c = new Regs();
-            System.arraycopy(value, 0, c.value, 0, 16);
-            c.known = known;
-            return c;
+        long address(Values before, int i) {
+            return address(before.value, 16 * i, before.known[i]);
         }
+    }
 
-        /** Forgets every register whose value differs from (or is unknown in) {@code other}. */
-        void keepAgreeing(Regs other) {
-            for (int k = 0; k < 16; k++) {
-                if ((other.known & (1 << k)) == 0 || other.value[k] != value[k]) {
-                    known &= ~(1 << k);
+    /** How a followed instruction computes the value it writes ({@link #valuesBefore}). */
+    sealed interface Follow {
+        /** The value written given the registers before, or {@link #UNKNOWN}. */
+        long value(long[] value, int known, long[] stored);
+    }
+
+    /** A constant: an immediate, a zero idiom, a {@code pop} of the page's filling. */
+    private record Constant(long v) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            return v;
+        }
+    }
+
+    /** {@code mov} of a register of the same width. */
+    private record Copy(int from, long mask) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            return from >= 0 && (known & (1 << from)) != 0 ? value[from] & mask : UNKNOWN;
+        }
+    }
+
+    /** {@code mov} of 4 or 8 bytes from a known address no store of the block writes: the page's filling. */
+    private record Load(Access m, int bytes, long mask) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            long a = m.address(value, known);
+            if (a == UNKNOWN || storedBy(stored, a & 4095, m.sizeBits() / 8)) {
+                return UNKNOWN;
+            }
+            return filling(a & 4095, bytes) & mask;
+        }
+    }
+
+    /** {@code lea}: displacement, base, index times scale. */
+    private record Lea(long displacement, int base, int index, int scale, long mask) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            long v = displacement;
+            if (base != -1) {
+                if (base < 0 || (known & (1 << base)) == 0) {
+                    return UNKNOWN;
+                }
+                v += value[base];
+            }
+            if (index != -1) {
+                if (index < 0 || (known & (1 << index)) == 0) {
+                    return UNKNOWN;
+                }
+                v += value[index] * scale;
+            }
+            return v & mask;
+        }
+    }
+
+    /**
+     * One instruction compiled for the runs: the general-purpose registers it writes (slots, in operand order),
+     * the one whose value can be followed and how, and its memory operands. It depends on the bytes alone, so
+     * {@link InstructionFacts} keeps it.
+     *
+     * @param popFill a 64-bit {@code pop}, whose value is the page's filling only when the block pushes nothing
+     */
+    record Step(int[] writes, int followedSlot, Follow follow, boolean popFill, Access[] access,
+                boolean visibleMemory, boolean visibleLoad, boolean visibleStore) {
+
+        static Step of(Instruction insn) {
+            int[] w = new int[insn.operands().size()];
+            int count = 0;
+            List<Access> accesses = null;
+            boolean visible = false;
+            boolean load = false;
+            boolean store = false;
+            for (Operand op : insn.operands()) {
+                if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
+                        && (r.action().write() || r.action().conditionalWrite()) && slot(r.register()) >= 0) {
+                    w[count++] = slot(r.register());
+                }
+                if (op instanceof Operand.MemoryOperand m) {
+                    if (accesses == null) {
+                        accesses = new ArrayList<>(2);
+                    }
+                    accesses.add(Access.of(m));
+                    if (m.visibility() != Visibility.HIDDEN) {
+                        visible = true;
+                        load |= m.action().readsOldValue();
+                        store |= m.action().write() || m.action().conditionalWrite();
+                    }
                 }
             }
+            int[] writes = count == 0 ? NONE : java.util.Arrays.copyOf(w, count);
+            Access[] access = accesses == null ? NO_ACCESS : accesses.toArray(new Access[0]);
+            String mnemonic = insn.mnemonic();
+            boolean zero = insn.idiom() == dev.basalt.decoder.Idiom.ZERO;
+            if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero) {
+                // the common case: an instruction whose result we do not follow
+                return new Step(writes, -1, null, false, access, visible, load, store);
+            }
+            List<Operand> ops = insn.visibleOperands();
+            if (mnemonic.equals("pop") && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
+                    && p.register().widthBits() == 64 && slot(p.register()) >= 0) {
+                // rsp stays 8-aligned, and every aligned quadword of the page holds INIT unless something is pushed.
+                return new Step(writes, slot(p.register()), new Constant(INIT), true, access, visible, load, store);
+            }
+            if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d) || slot(d.register()) < 0) {
+                return new Step(writes, -1, null, false, access, visible, load, store); // another shape: unknown
+            }
+            for (Operand op : insn.operands()) { // it must write nothing else we track
+                if (op != d && op instanceof Operand.RegisterOperand r
+                        && r.register().registerClass() != RegisterClass.FLAGS
+                        && (r.action().write() || r.action().conditionalWrite())) {
+                    return new Step(writes, -1, null, false, access, visible, load, store);
+                }
+            }
+            int width = d.register().widthBits();
+            if (width != 32 && width != 64) { // a partial write keeps bits we would have to track
+                return new Step(writes, -1, null, false, access, visible, load, store);
+            }
+            long mask = width == 32 ? 0xffffffffL : -1L;
+            Operand src = ops.get(1);
+            Follow follow = null;
+            if (zero) {
+                follow = new Constant(0);
+            } else if (mnemonic.equals("mov")) {
+                if (src instanceof Operand.RegisterOperand s && s.register().widthBits() == width) {
+                    follow = new Copy(slot(s.register()), mask);
+                } else if (src instanceof Operand.ImmediateOperand imm) {
+                    follow = new Constant(imm.value() & mask);
+                } else if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
+                    follow = new Load(Access.of(m), width / 8, mask);
+                }
+            } else if (mnemonic.equals("lea") && src instanceof Operand.AddressOperand a) {
+                follow = new Lea(a.displacement(), Access.followed(a.base()), Access.followed(a.index()), a.scale(),
+                        mask);
+            }
+            return new Step(writes, slot(d.register()), follow, false, access, visible, load, store);
+        }
+    }
+
+    /** A block compiled for the runs: its instructions' steps, and whether it pushes anything. */
+    static final class Program {
+        final int n;
+        final Step[] steps;
+        final boolean memory; // whether any memory operand is visible
+        final boolean pushes;
+
+        Program(BasicBlock block, Step[] steps) {
+            this.n = steps.length;
+            this.steps = steps;
+            boolean anyMemory = false;
+            boolean anyPop = false;
+            for (Step step : steps) {
+                anyMemory |= step.visibleMemory();
+                anyPop |= step.popFill();
+            }
+            this.memory = anyMemory;
+            boolean pushing = false;
+            for (int i = 0; i < n && anyPop && !pushing; i++) { // only a pop needs to know
+                String m = block.instruction(i).mnemonic();
+                pushing = m.startsWith("push") || m.equals("call");
+            }
+            this.pushes = pushing;
+        }
+
+        static Program of(BasicBlock block) {
+            Step[] steps = new Step[block.size()];
+            for (int i = 0; i < steps.length; i++) {
+                steps[i] = Step.of(block.instruction(i));
+            }
+            return new Program(block, steps);
+        }
+
+        /** How instruction {@code i}'s followed register gets its value, or null when unknown. */
+        Follow follow(int i) {
+            return steps[i].popFill() && pushes ? null : steps[i].follow();
         }
     }
 
     /** {page offset, bytes} of every store of the block at a known address, given the values before each. */
-    private static long[][] storeRanges(BasicBlock block, List<Regs> before) {
-        List<long[]> out = new ArrayList<>();
-        for (int i = 0; i < block.size(); i++) {
-            for (Operand op : block.instruction(i).operands()) {
-                if (op instanceof Operand.MemoryOperand m && (m.action().write() || m.action().conditionalWrite())) {
-                    Long a = address(m, before.get(i));
-                    if (a != null) {
-                        out.add(new long[] {a & 4095, Math.max(1, m.sizeBits() / 8)});
+    private static long[] storeRanges(Program prog, Values before) {
+        long[] out = new long[8];
+        int count = 0;
+        for (int i = 0; i < prog.n; i++) {
+            for (Access m : prog.steps[i].access()) {
+                long a = m.store ? m.address(before, i) : UNKNOWN;
+                if (a != UNKNOWN) {
+                    if (count + 2 > out.length) {
+                        out = java.util.Arrays.copyOf(out, out.length * 2);
                     }
+                    out[count++] = a & 4095;
+                    out[count++] = m.bytes;
                 }
             }
         }
-        return out.toArray(new long[0][]);
-    }
-
-    /** The value {@code insn} leaves in register {@code reg} given {@code known} registers, or null when not known. */
-    /** Whether {@link #valueWritten} can know what {@code insn} writes: a move, {@code lea}, {@code pop}, zero idiom. */
-    private static boolean followed(Instruction insn) {
-        String mnemonic = insn.mnemonic();
-        return mnemonic.equals("mov") || mnemonic.equals("lea") || mnemonic.equals("pop")
-                || insn.idiom() == dev.basalt.decoder.Idiom.ZERO;
-    }
-
-    private static Long valueWritten(Instruction insn, List<Operand> ops, String reg, Regs known, long[][] stored,
-                                     boolean pushes) {
-        if (!followed(insn)) {
-            return null; // the hot path: an instruction whose result we do not follow
-        }
-        if (insn.mnemonic().equals("pop") && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
-                && p.register().enclosingName().equals(reg) && p.register().widthBits() == 64) {
-            // rsp stays 8-aligned, and every aligned quadword of the page holds INIT unless something is pushed.
-            return pushes ? null : INIT;
-        }
-        if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d)
-                || !d.register().enclosingName().equals(reg)) {
-            return null; // flags or hidden writes of other registers, or an instruction we do not follow
-        }
-        for (Operand op : insn.operands()) { // it must write nothing else we track
-            if (op != d && op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
-                    && (r.action().write() || r.action().conditionalWrite())) {
-                return null;
-            }
-        }
-        int width = d.register().widthBits();
-        if (width != 32 && width != 64) {
-            return null; // a partial write keeps bits we would have to track
-        }
-        long mask = width == 32 ? 0xffffffffL : -1L;
-        Operand src = ops.get(1);
-        if (insn.idiom() == dev.basalt.decoder.Idiom.ZERO) {
-            return 0L;
-        }
-        switch (insn.mnemonic()) {
-            case "mov" -> {
-                if (src instanceof Operand.RegisterOperand s && (s.register().widthBits() == width)) {
-                    Long v = known.get(s.register().enclosingName());
-                    return v == null ? null : v & mask;
-                }
-                if (src instanceof Operand.ImmediateOperand i) {
-                    return i.value() & mask;
-                }
-                if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
-                    Long a = address(m, known);
-                    if (a == null || storedBy(stored, a & 4095, m.sizeBits() / 8)) {
-                        return null;
-                    }
-                    return filling(a & 4095, width / 8) & mask;
-                }
-                return null;
-            }
-            case "lea" -> {
-                if (src instanceof Operand.AddressOperand a) {
-                    long v = a.displacement();
-                    if (a.base().isPresent()) {
-                        Long b = known.get(a.base().enclosingName());
-                        if (b == null || a.base().registerClass() == RegisterClass.IP) {
-                            return null;
-                        }
-                        v += b;
-                    }
-                    if (a.index().isPresent()) {
-                        Long x = known.get(a.index().enclosingName());
-                        if (x == null) {
-                            return null;
-                        }
-                        v += x * a.scale();
-                    }
-                    return v & mask;
-                }
-                return null;
-            }
-            default -> {
-                return null;
-            }
-        }
+        return java.util.Arrays.copyOf(out, count);
     }
 
     /** The bytes at page offset {@code offset} of the page filled with {@link #INIT} quadwords, little-endian. */
@@ -373,37 +476,13 @@ final class BhiveMemory {
         return v;
     }
 
-    private static boolean storedBy(long[][] stored, long offset, int size) {
-        for (long[] st : stored) {
-            if (overlaps(st[0], (int) st[1], offset, size)) {
+    private static boolean storedBy(long[] stored, long offset, int size) {
+        for (int k = 0; k < stored.length; k += 2) {
+            if (overlaps(stored[k], (int) stored[k + 1], offset, size)) {
                 return true;
             }
         }
         return false;
-    }
-
-    /** The address of a memory operand, or null when a register of it is unknown or it is RIP- or segment-based. */
-    static Long address(Operand.MemoryOperand m, Regs known) {
-        String seg = m.segment().name();
-        if (!seg.equals("ds") && !seg.equals("ss") && !seg.equals("es")) {
-            return null;
-        }
-        long a = m.displacement();
-        if (m.base().isPresent()) {
-            Long b = known.get(m.base().enclosingName());
-            if (b == null || m.base().registerClass() == RegisterClass.IP) {
-                return null;
-            }
-            a += m.base().widthBits() == 32 ? b & 0xffffffffL : b;
-        }
-        if (m.index().isPresent()) {
-            Long x = known.get(m.index().enclosingName());
-            if (x == null) {
-                return null;
-            }
-            a += (m.index().widthBits() == 32 ? x & 0xffffffffL : x) * m.scale();
-        }
-        return a;
     }
 
     private static boolean overlaps(long a, int as, long b, int bs) {

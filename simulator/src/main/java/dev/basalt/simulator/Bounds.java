@@ -8,7 +8,7 @@ import java.util.Objects;
 /**
  * A block's throughput as the largest of closed-form bounds, with no cycle loop (DESIGN.md §13, after Facile,
  * Abel, Sharma &amp; Reineke, IISWC 2023). Each bound reads the same per-instruction facts as the second machine
- * ({@link Pipeline}'s constructor: lengths, fused and unfused micro-ops, ports, latencies, sources), so with the
+ * ({@link BlockFacts}: lengths, fused and unfused micro-ops, ports, latencies, sources), so with the
  * same mechanisms on the machine can never run faster than any of them.
  *
  * @param predecoder cycles per iteration of the predecoder over the block laid out from an aligned address until
@@ -87,7 +87,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
     }
 
     /** The bounds of the block {@code p} was built for (its run is not needed). */
-    static Bounds of(Pipeline p) {
+    static Bounds of(BlockFacts p) {
         double predecoder = p.options.frontEnd() ? predecoder(p) : 0;
         double decoders = p.options.frontEnd() ? decoders(p) : 0;
         double uops = 0;
@@ -133,7 +133,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
      * prefix, and one more when its last cycle used every slot while the next instruction's opcode lies in it.
      * The layout repeats after windowBytes / gcd(block bytes, windowBytes) copies of the block.
      */
-    private static double predecoder(Pipeline p) {
+    private static double predecoder(BlockFacts p) {
         CoreParams c = p.core;
         long bytes = p.blockBytes;
         int w = c.predecodeBytes();
@@ -141,33 +141,31 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         long windows = copies * bytes / w;
         int total = copies * p.n;
         long cycles = 0;
-        int j = 0;
+        int j = 0; // the next instance: instruction at of the copy starting at byte base
+        int at = 0;
+        long base = 0;
+        int width = c.predecodeWidth();
         for (long window = 0; window < windows; window++) {
             long windowEnd = (window + 1) * w;
             int marked = 0;
             int lcp = 0;
-            while (j < total && end(p, j) < windowEnd) {
+            while (j < total && base + p.offset[at] + p.shape[at].length() - 1 < windowEnd) {
                 marked++;
-                if (p.shape[j % p.n].lengthChanging()) {
+                if (p.shape[at].lengthChanging()) {
                     lcp++;
                 }
                 j++;
+                if (++at == p.n) {
+                    at = 0;
+                    base += bytes;
+                }
             }
-            int width = c.predecodeWidth();
             cycles += Math.max(1, (marked + width - 1) / width) + (long) lcp * c.lcpPenalty();
-            if (marked > 0 && marked % width == 0 && address(p, j) + p.shape[j % p.n].opcodeOffset() < windowEnd) {
+            if (marked > 0 && marked % width == 0 && base + p.offset[at] + p.shape[at].opcodeOffset() < windowEnd) {
                 cycles++; // its opcode is in this window, but all the last cycle's slots are used
             }
         }
         return cycles / (double) copies;
-    }
-
-    private static long address(Pipeline p, int j) {
-        return (j / p.n) * p.blockBytes + p.offset[j % p.n];
-    }
-
-    private static long end(Pipeline p, int j) {
-        return address(p, j) + p.shape[j % p.n].length() - 1;
     }
 
     private static long gcd(long a, long b) {
@@ -180,7 +178,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
      * micro-op instructions only; a microcoded instruction takes the switch and its micro-ops at the sequencer's
      * rate alone. Groups are formed until one starts at an instruction a group started at before.
      */
-    private static double decoders(Pipeline p) {
+    private static double decoders(BlockFacts p) {
         CoreParams c = p.core;
         int n = p.n;
         long[] seenCycles = new long[n];
@@ -188,8 +186,8 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         java.util.Arrays.fill(seenAt, -1);
         long cycles = 0;
         long j = 0;
+        int at = 0; // j % n
         while (true) {
-            int at = (int) (j % n);
             if (seenAt[at] >= 0) {
                 return (cycles - seenCycles[at]) / (double) ((j - seenAt[at]) / n);
             }
@@ -200,12 +198,13 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 int u = first.decodeUops();
                 cycles += c.msSwitchCycles() + (u + c.msUopsPerCycle() - 1) / c.msUopsPerCycle();
                 j++;
+                at = at + 1 == n ? 0 : at + 1;
                 continue;
             }
             int count = 0;
             int uops = 0;
             while (count < c.decoders()) {
-                InstructionShape s = p.shape[(int) (j % n)];
+                InstructionShape s = p.shape[at];
                 int u = s.decodeUops();
                 if (count > 0 && (s.microcoded() || s.complex() || uops + u > c.decodeUops())) {
                     break;
@@ -213,6 +212,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 uops += u;
                 count++;
                 j++;
+                at = at + 1 == n ? 0 : at + 1;
             }
             cycles++;
         }
@@ -222,64 +222,67 @@ public record Bounds(double predecoder, double decoders, double issue, double po
      * The port bound, exact for an ideal scheduler: over every set P of ports, the micro-ops that can only use
      * ports of P need (their count) ÷ |P| cycles; a divider's busy cycles count on the divider alone.
      */
-    private static double ports(Pipeline p, String[] setName, double[] share) {
-        int portCount = p.simulator.params().ports().size();
-        java.util.Map<Integer, Double> byMask = new java.util.HashMap<>();
-        List<double[]> uops = new ArrayList<>(); // {instruction, mask, amount}
+    private static double ports(BlockFacts p, String[] setName, double[] share) {
+        int entries = 0;
+        for (int[] d : p.demand) {
+            entries += d.length;
+        }
+        int[] uopInstruction = new int[entries]; // per micro-op (a divider: its busy cycles): instruction, ports
+        int[] uopMask = new int[entries];
+        double[] uopAmount = new double[entries];
+        int uops = 0;
+        int[] masks = new int[entries]; // the distinct port sets, in order of first use, and their micro-ops
+        double[] amounts = new double[entries];
+        int k = 0;
         for (int i = 0; i < p.n; i++) {
             if (p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0) {
                 continue; // eliminated (as long as elimination slots last)
             }
             int[] d = p.demand[i];
-            for (int k = 0; k < d.length; k++) {
+            for (int e = 0; e < d.length; e++) {
                 int mask;
                 double amount;
-                if (d[k] < 0) {
-                    mask = 1 << (-d[k] - 1);
-                    amount = d[++k];
+                if (d[e] < 0) {
+                    mask = 1 << (-d[e] - 1);
+                    amount = d[++e];
                 } else {
-                    mask = 0;
-                    for (int port : p.simulator.members(d[k])) {
-                        mask |= 1 << port;
-                    }
+                    mask = p.simulator.groupMask(d[e]);
                     amount = 1;
                 }
-                byMask.merge(mask, amount, Double::sum);
-                uops.add(new double[] {i, mask, amount});
+                uopInstruction[uops] = i;
+                uopMask[uops] = mask;
+                uopAmount[uops++] = amount;
+                int q = 0;
+                while (q < k && masks[q] != mask) {
+                    q++;
+                }
+                if (q == k) {
+                    masks[k++] = mask;
+                }
+                amounts[q] += amount;
             }
         }
         // The best P is a union of the micro-ops' own port sets (any other P holds no more micro-ops than the
-        // union of the sets inside it, on no fewer ports), and a block has few distinct sets.
-        int k = byMask.size();
-        int[] masks = new int[k];
-        double[] amounts = new double[k];
-        int next = 0;
-        for (java.util.Map.Entry<Integer, Double> e : byMask.entrySet()) {
-            masks[next] = e.getKey();
-            amounts[next++] = e.getValue();
-        }
+        // union of the sets inside it, on no fewer ports), and a block has few distinct sets. Candidates: the
+        // unions of the distinct sets when they are few, else every subset of the ports used.
         int union = 0;
-        for (int m : masks) {
-            union |= m;
+        for (int q = 0; q < k; q++) {
+            union |= masks[q];
         }
-        // Candidate sets: the unions of the distinct sets when they are few, else every subset of the ports used.
-        List<Integer> candidates = new ArrayList<>();
-        if (k <= Integer.bitCount(union)) {
-            for (int choice = 1; choice < 1 << k; choice++) {
-                int set = 0;
+        boolean unions = k <= Integer.bitCount(union);
+        double best = 0;
+        int bestSet = 0;
+        int next = union;
+        for (int choice = 1; unions ? choice < 1 << k : next != 0; choice++) {
+            int set = 0;
+            if (unions) {
                 for (int q = 0; q < k; q++) {
                     set |= (choice & (1 << q)) != 0 ? masks[q] : 0;
                 }
-                candidates.add(set);
+            } else {
+                set = next;
+                next = (next - 1) & union;
             }
-        } else {
-            for (int set = union; set != 0; set = (set - 1) & union) {
-                candidates.add(set);
-            }
-        }
-        double best = 0;
-        int bestSet = 0;
-        for (int set : candidates) {
             double load = 0;
             for (int q = 0; q < k; q++) {
                 if ((masks[q] & ~set) == 0) {
@@ -292,18 +295,10 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 bestSet = set;
             }
         }
-        StringBuilder name = new StringBuilder();
-        for (int port = 0; port < portCount; port++) {
-            if ((bestSet & (1 << port)) != 0) {
-                String s = p.simulator.params().ports().get(port);
-                name.append(name.length() > 0 && (s.length() > 1 || name.length() > 0 && !Character.isDigit(
-                        name.charAt(name.length() - 1))) ? "," : "").append(s);
-            }
-        }
-        setName[0] = name.toString();
-        for (double[] u : uops) {
-            if ((((int) u[1]) & ~bestSet) == 0 && bestSet != 0) {
-                share[(int) u[0]] += u[2];
+        setName[0] = p.simulator.portSetName(bestSet);
+        for (int u = 0; u < uops && bestSet != 0; u++) {
+            if ((uopMask[u] & ~bestSet) == 0) {
+                share[uopInstruction[u]] += uopAmount[u];
             }
         }
         return best;
@@ -316,7 +311,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
      * eliminated move), each loop-carried edge one iteration. Karp's maximum mean cycle over paths that cross
      * k iteration boundaries: D_k(v) is the heaviest such path ending at v.
      */
-    private static double latency(Pipeline p, List<Integer> critical) {
+    private static double latency(BlockFacts p, List<Integer> critical) {
         int n = p.n;
         CoreParams c = p.core;
         int loadLatency = p.simulator.params().loadLatency();
@@ -324,34 +319,42 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         for (int k = 0; k < p.producers.length / 2; k++) {
             maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
         }
+        if (!anyLoopCarried(p)) {
+            return 0; // every edge runs forward in the block: no cycle
+        }
         int layers = n * maxDistance; // Karp's N: the nodes of the graph with unit transit edges
         double minus = Double.NEGATIVE_INFINITY;
-        double[][] d = new double[layers + 1][n];
-        int[][] from = new int[layers + 1][n]; // the deciding producer's (layer * n + node), or -1
+        double[] d = new double[(layers + 1) * n]; // d[layer * n + v]
+        int[] from = new int[(layers + 1) * n]; // the deciding producer's (layer * n + node), or -1
+        java.util.Arrays.fill(d, minus);
+        java.util.Arrays.fill(from, -1);
+        double[] w = new double[p.producers.length / 2]; // each source's weight, once
+        for (int v = 0; v < n; v++) {
+            d[v] = 0;
+            for (int k = p.start[v]; k < p.start[v + 1]; k++) {
+                w[k] = weight(p, c, loadLatency, v, k);
+            }
+        }
         for (int layer = 0; layer <= layers; layer++) {
-            java.util.Arrays.fill(d[layer], minus);
-            java.util.Arrays.fill(from[layer], -1);
             for (int v = 0; v < n; v++) {
-                if (layer == 0) {
-                    d[0][v] = 0;
-                }
                 if (p.shape[v].noPort()) {
                     continue; // done at rename: waits for nothing
                 }
+                int at = layer * n + v;
                 for (int k = p.start[v]; k < p.start[v + 1]; k++) {
                     int u = p.producers[2 * k];
                     int back = p.producers[2 * k + 1];
                     if (layer - back < 0 || back == 0 && u >= v) {
                         continue;
                     }
-                    double du = d[layer - back][u];
+                    double du = d[(layer - back) * n + u];
                     if (du == minus) {
                         continue;
                     }
-                    double t = du + weight(p, c, loadLatency, v, k);
-                    if (t > d[layer][v]) {
-                        d[layer][v] = t;
-                        from[layer][v] = (layer - back) * n + u;
+                    double t = du + w[k];
+                    if (t > d[at]) {
+                        d[at] = t;
+                        from[at] = (layer - back) * n + u;
                     }
                 }
             }
@@ -359,13 +362,14 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         double best = 0;
         int bestNode = -1;
         for (int v = 0; v < n; v++) {
-            if (d[layers][v] == minus) {
+            double last = d[layers * n + v];
+            if (last == minus) {
                 continue;
             }
             double worst = Double.POSITIVE_INFINITY;
             for (int k = 0; k < layers; k++) {
-                if (d[k][v] != minus) {
-                    worst = Math.min(worst, (d[layers][v] - d[k][v]) / (layers - k));
+                if (d[k * n + v] != minus) {
+                    worst = Math.min(worst, (last - d[k * n + v]) / (layers - k));
                 }
             }
             if (worst != Double.POSITIVE_INFINITY && worst > best + 1e-12) {
@@ -389,14 +393,24 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 }
                 seenLayer[v] = layer;
                 path.add(v);
-                node = from[layer][v];
+                node = from[node];
             }
         }
         return best;
     }
 
+    /** Whether any source comes from an earlier iteration (only then can the graph have a cycle). */
+    private static boolean anyLoopCarried(BlockFacts p) {
+        for (int k = 1; k < p.producers.length; k += 2) {
+            if (p.producers[k] > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** What consumer {@code v} waits along its source {@code k}, from the producer's result to its own. */
-    private static double weight(Pipeline p, CoreParams c, int loadLatency, int v, int k) {
+    private static double weight(BlockFacts p, CoreParams c, int loadLatency, int v, int k) {
         int lat = p.latency[v];
         boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
         if (eliminated) {

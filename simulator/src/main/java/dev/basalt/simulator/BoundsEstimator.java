@@ -5,7 +5,6 @@ import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,26 +62,27 @@ public final class BoundsEstimator implements ThroughputEstimator {
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
         Bounds b = bounds(block, uarch);
-        List<Double> contributions = new ArrayList<>();
-        for (double c : b.contributions()) {
-            contributions.add(c);
+        double[] shares = b.shares()[b.winner().ordinal()];
+        Double[] contributions = new Double[shares.length];
+        for (int i = 0; i < shares.length; i++) {
+            contributions[i] = shares[i];
         }
         java.util.Map<String, Double> details = new java.util.LinkedHashMap<>();
-        for (Bounds.Kind k : Bounds.Kind.values()) {
-            details.put(k.name().toLowerCase(java.util.Locale.ROOT), b.value(k));
+        for (int k = 0; k < KINDS.length; k++) {
+            details.put(DETAIL_NAMES.get(k), b.value(KINDS[k]));
         }
-        return new Prediction(b.cyclesPerIteration(), contributions, 0, details);
+        return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details);
     }
 
     /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */
     @Override
     public List<String> detailNames() {
-        List<String> names = new ArrayList<>();
-        for (Bounds.Kind k : Bounds.Kind.values()) {
-            names.add(k.name().toLowerCase(java.util.Locale.ROOT));
-        }
-        return names;
+        return DETAIL_NAMES;
     }
+
+    private static final Bounds.Kind[] KINDS = Bounds.Kind.values();
+    private static final List<String> DETAIL_NAMES = java.util.Arrays.stream(KINDS)
+            .map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList();
 
     @Override
     public List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {

@@ -48,15 +48,15 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * {@code rsp} otherwise (as an operand or an address register) first needs a micro-op that adds the offset
      * to the register. The block repeats, so the state at its start is the one at its end.
      */
-    static boolean[] stackSyncs(dev.basalt.decoder.BasicBlock block, boolean[] stackOp) {
-        int n = block.size();
+    static boolean[] stackSyncs(boolean[] stackOp, boolean[] usesStackPointer) {
+        int n = stackOp.length;
         boolean[] sync = new boolean[n];
         boolean pending = false;
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < n; i++) {
                 if (stackOp[i]) {
                     pending = true;
-                } else if (usesStackPointer(block.instruction(i))) {
+                } else if (usesStackPointer[i]) {
                     sync[i] = pending;
                     pending = false;
                 }
@@ -76,7 +76,7 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return false;
     }
 
-    private static boolean usesStackPointer(Instruction insn) {
+    static boolean usesStackPointer(Instruction insn) {
         for (Operand op : insn.operands()) {
             if (op instanceof Operand.RegisterOperand r && r.register().enclosingName().equals("rsp")) {
                 return true;

@@ -1,13 +1,10 @@
 package dev.basalt.simulator;
 
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.decoder.Instruction;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One run of the second-generation machine (DESIGN.md §11), the block repeated back to back from an aligned
@@ -34,57 +31,27 @@ import java.util.Map;
  * The throughput is the steady state's: the cycles between retiring two iterations far apart, divided by the
  * iterations between them (so the pipeline's fill, which BHive's measurement cancels, does not count).
  */
-final class Pipeline {
+final class Pipeline extends BlockFacts {
 
-    final Simulator simulator;
     private final boolean idealBackEnd;
     private final SimulatorParams params;
-    final CoreParams core;
-    final Simulator.Options options;
-    final BasicBlock block;
-    final int n;
     private final int total;
     private final int portCount;
-    final long blockBytes;
-    // Per instruction of the block.
-    final int[] offset;
-    final InstructionShape[] shape;
-    final int[] unfused;
-    final int[] latency;
-    final int[] readAdvance;
-    final int[][] demand;
-    final int[] issueSlots; // fused micro-ops at the renamer and in the reorder buffer
-    final int[] start;
-    final int[] producers;
-    final boolean[] memorySource;
-    final boolean[] addressSource;
-    final boolean[] partialSource; // a store→load source whose store does not contain the load
-    final int[] syncProducer;
-    // Locked read-modify-writes: which instructions are, which touch memory, and how many instances back the
-    // nearest earlier locked one is (0: none in the block).
-    final boolean[] locked;
-    private final boolean[] memoryAccess;
+    final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
+    // Locked read-modify-writes: how many instances back the nearest earlier locked one is (0: none in the block).
     private final int[] lockBack;
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
     private final int[] loadOffset;
     private final int[] cycleLoads = new int[4];
-    private int cycleLoadCount; // the last instruction before i (cyclically) writing rsp explicitly, or -1
-    // Instructions preceded by a stack-synchronisation micro-op: one more issue slot and ALU micro-op, and
-    // their rsp arrives a cycle later.
-    final boolean[] stackSync;
-    // Load+operation instructions and stores execute in two steps, as their unfused micro-ops do: the address
+    private int cycleLoadCount;
+    // Load+operation instructions and stores execute in two steps ({@link BlockFacts#twoStep}): the address
     // micro-ops — loads, store address — (demand[i][split[i]..]) when the address is ready, the rest
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
     // opPart and loadPart are the two halves for execution-time port choice.
-    final boolean[] twoStep;
-    private final int[] addressUops;
-    final boolean[] loading;
     private final int[] split;
     private final int[][] opPart;
     private final int[][] loadPart;
-    private final Map<String, Simulator.RowSource> fallbacks = new LinkedHashMap<>();
-    private final int maxDemand;
     private final int loadGroup;
     // Per instance j (instruction j % n of iteration j / n): cycle of each stage (Long.MAX_VALUE: not yet; -1:
     // not modelled), the ports its micro-ops are bound to, whether its move was eliminated.
@@ -146,99 +113,24 @@ final class Pipeline {
      *                     the run measures what the front end alone delivers (its bound, {@link Bottleneck})
      */
     Pipeline(Simulator simulator, BasicBlock block, Simulator.Options options, boolean idealBackEnd, Scratch scratch) {
+        super(simulator, block, options);
         this.idealBackEnd = idealBackEnd;
-        this.simulator = simulator;
         this.params = simulator.params();
-        this.core = params.core();
-        this.options = options;
-        this.block = block;
-        this.n = block.size();
         this.total = n * options.iterations();
         this.portCount = params.ports().size();
-        this.offset = new int[n];
-        this.shape = new InstructionShape[n];
-        this.unfused = new int[n];
-        this.latency = new int[n];
-        this.readAdvance = new int[n];
-        this.demand = new int[n][];
-        this.issueSlots = new int[n];
-        this.twoStep = new boolean[n];
-        this.addressUops = new int[n];
-        this.loading = new boolean[n];
+        this.loadGroup = simulator.groupOf(core.loadPorts());
         this.split = new int[n];
         this.opPart = new int[n][];
         this.loadPart = new int[n][];
-        int widest = 0;
-        long bytes = 0;
-        boolean[] stackOp = Simulator.stackOps(block);
-        this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(block, stackOp) : new boolean[n];
-        int alu = simulator.aluGroup();
-        int slowLea = core.slowLeaPorts().isEmpty() ? -1 : simulator.groupOf(core.slowLeaPorts());
         for (int i = 0; i < n; i++) {
-            Instruction insn = block.instruction(i);
-            Simulator.Resolved r = simulator.resolve(insn.form());
-            if (r.source() != Simulator.RowSource.FORM) {
-                fallbacks.put(insn.form(), r.source());
-            }
-            offset[i] = insn.offset();
-            bytes = Math.max(bytes, insn.offset() + (long) insn.length());
-            int[] ops = simulator.microOps(insn, r.row(), stackOp[i], options);
-            if (stackSync[i] && alu >= 0) { // the sync micro-op, on an ALU port, before the rest
-                int[] withSync = new int[ops.length + 1];
-                withSync[0] = alu;
-                System.arraycopy(ops, 0, withSync, 1, ops.length);
-                ops = withSync;
-            }
-            unfused[i] = Math.max(1, Simulator.portMicroOps(ops));
-            shape[i] = InstructionShape.of(insn, r.row(), Math.max(1, unfused[i] - (stackSync[i] ? 1 : 0)), core,
-                    options.microFusion(), options.moveElimination());
-            issueSlots[i] = shape[i].issueUops() + (stackSync[i] ? 1 : 0);
-            latency[i] = r.row().latency();
-            readAdvance[i] = r.row().readAdvance();
-            if (slowLea >= 0 && InstructionShape.slowLea(insn)) { // its own unit and latency, whatever the row
-                ops = new int[] {slowLea};
-                unfused[i] = 1;
-                latency[i] = Math.max(latency[i], core.slowLeaLatency());
-            }
-            demand[i] = shape[i].noPort() ? new int[0] : ops;
-            int loads = simulator.hasLoadPorts() ? InstructionShape.loads(insn) : 0;
-            int address = loads + (simulator.hasLoadPorts() && InstructionShape.stores(insn) ? 1 : 0);
-            twoStep[i] = address > 0 && !shape[i].noPort() && Simulator.portMicroOps(ops) > address;
-            addressUops[i] = shape[i].noPort() ? 0 : address;
-            loading[i] = loads > 0;
-            widest = Math.max(widest, demand[i].length);
-        }
-        this.blockBytes = Math.max(1, bytes);
-        this.maxDemand = Math.max(1, widest);
-        this.loadGroup = simulator.groupOf(core.loadPorts());
-        Simulator.Sources src = Simulator.sources(block, options, stackOp);
-        this.start = src.start();
-        this.producers = src.producers();
-        this.memorySource = src.memory();
-        this.addressSource = src.address();
-        this.partialSource = src.partial();
-        // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in
-        // two steps too: the merge waits for the old value, the load does not.
-        for (int i = 0; i < n; i++) {
-            for (int k = start[i]; k < start[i + 1] && loading[i] && !twoStep[i] && addressUops[i] > 0; k++) {
-                twoStep[i] = !memorySource[k] && !addressSource[k];
-            }
             split[i] = twoStep[i] ? demand[i].length - addressUops[i] : demand[i].length;
             opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
             loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
         }
-        this.locked = new boolean[n];
-        this.memoryAccess = new boolean[n];
         this.lockBack = new int[n];
         boolean anyLock = false;
-        for (int i = 0; i < n && core.lockCycles() > 0; i++) {
-            Instruction insn = block.instruction(i);
-            locked[i] = InstructionShape.locked(insn);
-            memoryAccess[i] = InstructionShape.loads(insn) > 0 || InstructionShape.stores(insn);
-            if (locked[i]) {
-                latency[i] = Math.max(latency[i], core.lockCycles());
-                anyLock = true;
-            }
+        for (boolean l : locked) {
+            anyLock |= l;
         }
         for (int i = 0; i < n && anyLock; i++) {
             for (int back = 1; back <= n; back++) {
@@ -248,13 +140,13 @@ final class Pipeline {
                 }
             }
         }
-        this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(block) : null;
+        this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
             syncProducer[i] = -1;
             for (int back = 1; back <= n && stackSync[i]; back++) {
                 int q = ((i - back) % n + n) % n;
-                if (!stackOp[q] && InstructionShape.writesStackPointer(block.instruction(q))) {
+                if (!stackOp[q] && facts[q].writesStackPointer()) {
                     syncProducer[i] = q;
                     break;
                 }

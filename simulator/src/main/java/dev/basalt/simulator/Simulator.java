@@ -52,6 +52,12 @@ public final class Simulator {
     private final List<int[]> groupList = new ArrayList<>();
 
     public Simulator(SimulatorParams params) {
+        this(params, new InstructionFacts.Cache());
+    }
+
+    /** A simulator keeping its per-instruction facts in {@code facts} (tests bound it tightly). */
+    Simulator(SimulatorParams params, InstructionFacts.Cache facts) {
+        this.facts = facts;
         this.params = Objects.requireNonNull(params, "params");
         this.portCount = params.ports().size();
         // Hash maps for lookups (the table's own maps are sorted, for readable JSON) and port demands
@@ -81,7 +87,13 @@ public final class Simulator {
                 computeDemands.put(row, computeDemandList(row, memoryPorts));
             }
         }
+        int[] generic = demands.get(params.generic());
+        this.aluGroup = generic.length > 0 && generic[0] >= 0 ? generic[0] : -1;
+        this.slowLeaGroup = core.slowLeaPorts().isEmpty() ? -1 : groupIds.getOrDefault(core.slowLeaPorts(), -1);
     }
+
+    private final int aluGroup;
+    private final int slowLeaGroup;
 
     private final Map<InstructionParams, int[]> computeDemands;
     private final int loadGroup;
@@ -92,7 +104,13 @@ public final class Simulator {
     private final Map<String, InstructionParams> mnemonics;
     // Each thread's reusable arrays for the second machine's runs (a run is single-threaded and not nested).
     private final ThreadLocal<Pipeline.Scratch> scratch = ThreadLocal.withInitial(Pipeline.Scratch::new);
+    private final InstructionFacts.Cache facts;
     private final Map<InstructionParams, int[]> demands;
+
+    /** Per-instruction facts of the second machine, kept by decoding. */
+    InstructionFacts.Cache facts() {
+        return facts;
+    }
 
     /** The parameter table in use. */
     public SimulatorParams params() {
@@ -289,7 +307,7 @@ public final class Simulator {
         if (!options.secondGeneration()) {
             throw new IllegalArgumentException("bounds are those of the second machine: options " + options);
         }
-        return Bounds.of(new Pipeline(this, block, options, false, scratch.get()));
+        return Bounds.of(new BlockFacts(this, block, options));
     }
 
     /**
@@ -434,14 +452,24 @@ public final class Simulator {
     static boolean[] stackOps(BasicBlock block) {
         boolean[] stackOp = new boolean[block.size()];
         for (int i = 0; i < stackOp.length; i++) {
-            String m = block.instruction(i).mnemonic();
-            stackOp[i] = m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
+            stackOp[i] = isStackOp(block.instruction(i));
         }
         return stackOp;
     }
 
+    /** Whether the stack engine updates {@code insn}'s rsp: push, pop, call, ret. */
+    static boolean isStackOp(Instruction insn) {
+        String m = insn.mnemonic();
+        return m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
+    }
+
     /** The RAW sources the simulator waits for under {@code options}. */
     static Sources sources(BasicBlock block, Options options, boolean[] stackOp) {
+        return sources(block, options, stackOp, null);
+    }
+
+    /** {@link #sources(BasicBlock, Options, boolean[])} with the block's harness steps (null: compiled here). */
+    static Sources sources(BasicBlock block, Options options, boolean[] stackOp, BhiveMemory.Program harness) {
         int n = block.size();
         int[] prodCount = new int[n + 1];
         List<Dependency> sources = new ArrayList<>();
@@ -476,7 +504,8 @@ public final class Simulator {
         Sources graph = new Sources(prodCount, prod, memory, address, new boolean[sources.size()]);
         // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
         return options.secondGeneration() && options.memoryDependencies()
-                ? withHarnessMemory(block, graph, BhiveMemory.edges(block)) : graph;
+                ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness : BhiveMemory.Program.of(block)))
+                : graph;
     }
 
 
@@ -636,10 +665,43 @@ public final class Simulator {
         return groupList.get(group);
     }
 
+    /**
+     * The name of a set of ports given as a bit mask: the ports' names run together when all are digits
+     * ({@code 0156}), else joined by commas ({@code 0,DIV}); empty for none. Kept per mask (at most 2^ports).
+     */
+    String portSetName(int mask) {
+        return portSetNames.computeIfAbsent(mask, m -> {
+            StringBuilder name = new StringBuilder();
+            for (int port = 0; port < portCount; port++) {
+                if ((m & (1 << port)) != 0) {
+                    String s = params.ports().get(port);
+                    name.append(name.length() > 0 && (s.length() > 1 || !Character.isDigit(
+                            name.charAt(name.length() - 1))) ? "," : "").append(s);
+                }
+            }
+            return name.toString();
+        });
+    }
+
+    private final Map<Integer, String> portSetNames = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The member ports of port group {@code group} as a bit mask (bit p: port p). */
+    int groupMask(int group) {
+        int mask = 0;
+        for (int port : groupList.get(group)) {
+            mask |= 1 << port;
+        }
+        return mask;
+    }
+
     /** The port demand of one integer ALU micro-op (the generic row's first group), or -1 when it has none. */
     int aluGroup() {
-        int[] d = demands.get(params.generic());
-        return d.length > 0 && d[0] >= 0 ? d[0] : -1;
+        return aluGroup;
+    }
+
+    /** The port group of a slow (three-component) {@code lea}, or -1 when the CPU has none. */
+    int slowLeaGroup() {
+        return slowLeaGroup;
     }
 
     /** Whether the CPU names its load ports, so that {@link #microOps} rebuilds memory micro-ops. */

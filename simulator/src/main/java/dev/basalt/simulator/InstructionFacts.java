@@ -1,0 +1,88 @@
+package dev.basalt.simulator;
+
+import dev.basalt.decoder.Decoding;
+import dev.basalt.decoder.Instruction;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the second machine knows of one instruction wherever it sits: its table row, micro-ops (before any
+ * stack-synchronisation micro-op), shape, latencies and the operand facts the machine asks for. They depend only
+ * on the instruction's bytes, the table and three switches, so a simulator keeps them per {@link Decoding}
+ * ({@link Cache}): real code repeats the same instructions endlessly, and the bounds, which read nothing else,
+ * then cost little more than their arithmetic.
+ *
+ * @param resolved           the table row and where it came from
+ * @param ops                demand list (port groups; a divider as {@code -unit-1, cycles})
+ * @param shape              lengths, fused micro-ops, decoder and port facts ({@link InstructionShape})
+ * @param latency            the row's latency
+ * @param readAdvance        the row's read-advance
+ * @param slowLea            a three-component {@code lea} ({@link InstructionShape#slowLea})
+ * @param loads              memory operands read
+ * @param stores             whether it writes memory
+ * @param locked             a locked read-modify-write ({@link InstructionShape#locked})
+ * @param stackOp            push, pop, call or ret: rsp updated by the stack engine
+ * @param usesStackPointer   whether it names rsp otherwise (operand or address)
+ * @param writesStackPointer whether it writes rsp as an operand
+ * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
+ */
+record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
+                        boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
+                        boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory) {
+
+    static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
+        Simulator.Resolved r = simulator.resolve(insn.form());
+        boolean stackOp = Simulator.isStackOp(insn);
+        int[] ops = simulator.microOps(insn, r.row(), stackOp, options);
+        InstructionShape shape = InstructionShape.of(insn, r.row(), Math.max(1, Simulator.portMicroOps(ops)),
+                simulator.params().core(), options.microFusion(), options.moveElimination());
+        return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(),
+                InstructionShape.slowLea(insn), InstructionShape.loads(insn), InstructionShape.stores(insn),
+                InstructionShape.locked(insn), stackOp, InstructionShape.usesStackPointer(insn),
+                InstructionShape.writesStackPointer(insn), BhiveMemory.Step.of(insn));
+    }
+
+    /**
+     * A simulator's facts by decoding, one map per combination of the switches they depend on. Bounded: past
+     * {@link #LIMIT} decodings (by default) a map starts again (facts are recomputed, never different), so a bulk job over
+     * millions of blocks holds no more than a few megabytes.
+     */
+    static final class Cache {
+        static final int LIMIT = 1 << 16;
+        @SuppressWarnings("unchecked")
+        private final Map<Decoding, InstructionFacts>[] bySwitches = new Map[8];
+        private final int limit;
+
+        Cache() {
+            this(LIMIT);
+        }
+
+        /** A cache of at most {@code limit} decodings per combination of switches. */
+        Cache(int limit) {
+            this.limit = limit;
+            for (int k = 0; k < bySwitches.length; k++) {
+                bySwitches[k] = new ConcurrentHashMap<>();
+            }
+        }
+
+        /** The map for {@code options}' stack engine, micro-fusion and move elimination switches. */
+        Map<Decoding, InstructionFacts> forSwitches(Simulator.Options options) {
+            return bySwitches[(options.stackEngine() ? 1 : 0) | (options.microFusion() ? 2 : 0)
+                    | (options.moveElimination() ? 4 : 0)];
+        }
+
+        InstructionFacts get(Map<Decoding, InstructionFacts> map, Simulator simulator, Instruction insn,
+                             Simulator.Options options) {
+            InstructionFacts f = map.get(insn.decoding());
+            if (f == null) {
+                f = InstructionFacts.of(simulator, insn, options);
+                if (map.size() >= limit) {
+                    map.clear();
+                }
+                map.put(insn.decoding(), f);
+            }
+            return f;
+        }
+    }
+}
