@@ -100,6 +100,10 @@ final class Pipeline extends BlockFacts {
     // Retirement.
     private int nextRetire;
     private final long[] iterationRetired;
+    // Per iteration, how long each of its instances waited between finishing and retiring (a hash): in a steady
+    // state it repeats with the retire times; while a bottleneck is still taking over it drifts.
+    private final long[] iterationSignature;
+    private long retireSignature; // of the iteration now retiring
     private final List<int[]> timeline = new ArrayList<>();
     private final int timelineSize;
     private long period = -1;
@@ -188,6 +192,7 @@ final class Pipeline extends BlockFacts {
         this.scratch = new long[portCount];
         this.taken = new long[portCount];
         this.iterationRetired = new long[options.iterations()];
+        this.iterationSignature = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
         this.simulatedIterations = options.iterations();
     }
@@ -295,6 +300,7 @@ final class Pipeline extends BlockFacts {
             int j = nextRetire;
             int at = j & mask;
             waitSum[j % n] += issued[at] - renamed[at];
+            retireSignature = retireSignature * 31 + (now - done[at]);
             if (timeline.size() < timelineSize) {
                 timeline.add(new int[] {j, (int) predecoded[at], (int) decoded[at], (int) renamed[at], (int) issued[at],
                         (int) done[at], (int) now});
@@ -306,12 +312,22 @@ final class Pipeline extends BlockFacts {
         }
     }
 
+    /** Whether the run found a steady state (a repeating period) rather than measuring its last iterations. */
+    boolean periodic() {
+        return period > 0;
+    }
+
     /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
     private boolean iterationRetired(int k) {
         iterationRetired[k] = now;
+        iterationSignature[k] = retireSignature;
+        retireSignature = 0;
         // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations
-        // that each repeat the one a period before are a steady state (checked against runs of 1,000).
-        long[] steady = Simulator.repeatingPeriod(iterationRetired, k, options.iterations(), 32, 24);
+        // that each repeat the one a period before, in retire time and in how long each instance waited to retire,
+        // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
+        // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
+        long[] steady = Simulator.repeatingPeriod(iterationRetired, iterationSignature, k, options.iterations(), 32,
+                24);
         if (steady == null) {
             return false;
         }

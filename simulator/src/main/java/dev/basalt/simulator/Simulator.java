@@ -617,6 +617,15 @@ public final class Simulator {
      * of the final iteration, the cycles of one period, its iterations}, or null.
      */
     static long[] repeatingPeriod(long[] retired, int k, int iterations, int maxPeriod, int agree) {
+        return repeatingPeriod(retired, null, k, iterations, maxPeriod, agree);
+    }
+
+    /**
+     * {@link #repeatingPeriod(long[], int, int, int, int)} where, beyond the retire times, a signature of the
+     * machine's state as each iteration retired ({@code state}; null: not checked) must repeat too: retire times
+     * can repeat for dozens of iterations while the state drifts toward another bottleneck.
+     */
+    static long[] repeatingPeriod(long[] retired, long[] state, int k, int iterations, int maxPeriod, int agree) {
         int last = iterations - 1;
         if (k >= last) {
             return null;
@@ -626,6 +635,9 @@ public final class Simulator {
             boolean periodic = true;
             for (int m = 1; m <= agree && periodic; m++) {
                 periodic = retired[k - m] - retired[k - m - w] == d;
+            }
+            for (int m = 0; m <= agree && periodic && state != null; m++) {
+                periodic = state[k - m] == state[k - m - w];
             }
             if (periodic) {
                 int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
