@@ -1,6 +1,7 @@
 package dev.basalt.simulator;
 
 import dev.basalt.core.Microarchitecture;
+import dev.basalt.datasets.BlockFiles;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
@@ -8,14 +9,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -89,28 +87,19 @@ class BoundsConsistencyTest {
                 "sources");
         Assumptions.assumeTrue(Files.isDirectory(sources), "the unlabelled BHive blocks are not on this machine ("
                 + sources.toAbsolutePath().normalize() + "); set -Dbasalt.shared.dir");
-        Set<String> hexes = new LinkedHashSet<>();
-        List<Path> files;
+        List<BlockFiles.Loaded> files = new ArrayList<>();
         try (Stream<Path> s = Files.list(sources)) {
-            files = s.filter(f -> f.toString().endsWith(".csv")).sorted().toList();
-        }
-        for (Path f : files) {
-            for (String line : Files.readAllLines(f, StandardCharsets.US_ASCII)) {
-                int comma = line.indexOf(',');
-                String hex = (comma < 0 ? line : line.substring(0, comma)).trim();
-                if (!hex.isEmpty()) {
-                    hexes.add(hex);
-                }
+            for (Path f : s.filter(f -> f.toString().endsWith(".csv")).sorted().toList()) {
+                files.add(BlockFiles.readUnlabelled(f));
             }
         }
-        List<BasicBlock> blocks = new ArrayList<>();
-        for (String hex : hexes) {
-            try {
-                blocks.add(BasicBlock.fromHex(hex));
-            } catch (dev.basalt.decoder.DecodeException undecodable) {
-                System.out.println("skipped, not decodable: " + hex + " (" + undecodable.getMessage() + ")");
-            }
-        }
+        Dataset unlabelled = Dataset.join("bhive-unlabelled", files); // distinct blocks
+        long read = unlabelled.summaries().stream().mapToLong(summary -> summary.rowsRead()).sum();
+        long kept = unlabelled.summaries().stream().mapToLong(summary -> summary.rowsKept()).sum();
+        System.out.printf(Locale.ROOT, "unlabelled BHive blocks: %d files, %d rows read, %d kept (the others: "
+                + "headers, one undecodable block), %d distinct%n", files.size(), read, kept,
+                unlabelled.blocks().size());
+        List<BasicBlock> blocks = unlabelled.blocks().stream().map(LabelledBlock::block).toList();
         for (Microarchitecture cpu : List.of(Microarchitecture.HASWELL, Microarchitecture.SKYLAKE,
                 Microarchitecture.IVYBRIDGE)) {
             check("unlabelled BHive blocks", cpu, blocks);
