@@ -36,7 +36,7 @@ final class EvalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--models", split = ",", defaultValue = "granite,ithemal,simulator,simulator-default,llvm-mca",
+    @Option(names = "--models", split = ",", defaultValue = "granite,ithemal,simulator,bounds,simulator-default,llvm-mca",
             description = "Comma-separated estimators (any of basalt predict's models, and llvm-mca for llvm-mca-14 "
                     + "itself); default ${DEFAULT-VALUE}.")
     List<String> models;
