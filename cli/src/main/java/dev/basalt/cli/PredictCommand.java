@@ -105,6 +105,12 @@ final class PredictCommand implements Callable<Integer> {
         return sb.append(')').toString();
     }
 
+    /** {@code text} as one CSV cell: quoted when it holds a comma, a quote or a line break. */
+    private static String csvCell(String text) {
+        return text.contains(",") || text.contains("\"") || text.contains("\n")
+                ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
+    }
+
     private static String csvExplanation(Prediction p) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, ",%.4f,", p.baseline()));
         for (int j = 0; j < p.contributions().size(); j++) {
@@ -231,7 +237,7 @@ final class PredictCommand implements Callable<Integer> {
         List<String> details = estimators.isEmpty() ? List.of() : estimators.get(cpus.get(0)).detailNames();
         if (format.equals("csv")) {
             out.println("hex,mcpu,cycles_per_iteration" + (explain ? ",baseline,contributions" : "")
-                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()));
+                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note");
         }
         int k = 0;
         for (int i = 0; i < inputs.size(); i++) {
@@ -245,7 +251,8 @@ final class PredictCommand implements Callable<Integer> {
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
                             + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
-                                    p.cyclesPerIteration()) + (explain ? csvExplanation(p) : "") + csvDetails(p, details)));
+                                    p.cyclesPerIteration()) + (explain ? csvExplanation(p) : "") + csvDetails(p, details)
+                                    + "," + csvCell(p.note())));
                     case "json" -> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
@@ -256,6 +263,7 @@ final class PredictCommand implements Callable<Integer> {
                         } else {
                             n.put("cycles_per_iteration", p.cyclesPerIteration());
                             p.details().forEach(n::put);
+                            n.put("note", p.note());
                             if (explain) {
                                 n.put("baseline", p.baseline());
                                 ArrayNode parts = n.putArray("contributions");
@@ -272,6 +280,9 @@ final class PredictCommand implements Callable<Integer> {
                         out.println(p == null ? in + "  " + m + "  error: " + error
                                 : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
                                         p.cyclesPerIteration()) + textDetails(p));
+                        if (p != null) {
+                            p.notes().forEach(note -> out.println("    note: " + note));
+                        }
                         if (p != null && explain) {
                             textExplanation(out, block, p);
                         }

@@ -34,14 +34,43 @@ class PredictCommandTest {
                 input.toString(), "--format", "csv");
         assertEquals(2, r.exit(), r.err());
         List<String> lines = r.out().strip().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration", lines.get(0));
+        assertEquals("hex,mcpu,cycles_per_iteration,note", lines.get(0));
         assertEquals(7, lines.size(), r.out());
-        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL),
-                lines.get(1));
-        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE),
+        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL) + ",",
+                lines.get(1), "an ordinary block: an empty note");
+        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE) + ",",
                 lines.get(2));
         assertTrue(lines.get(3).startsWith("zz,haswell,error: "), lines.get(3));
         assertTrue(lines.get(5).startsWith("488b5c2408488b7c241031d24889de,haswell,"), lines.get(5));
+    }
+
+    @Test
+    void instructionsWeDoNotModelGetANoteInEveryFormat() throws Exception {
+        // wrmsr, hlt, syscall, ud2: numbers still, but each says it is not to be trusted, and why.
+        CliRun t = CliRun.of("predict", "--mcpu", "hsw", "0f30", "f4", "0f05", "0f0b", "4801d8");
+        assertEquals(0, t.exit(), t.err());
+        List<String> lines = t.out().strip().lines().toList();
+        assertEquals(9, lines.size(), t.out());
+        assertTrue(lines.get(1).contains("note: instruction 0 (wrmsr) is a privileged or system instruction")
+                && lines.get(1).contains("do not trust this number"), lines.get(1));
+        assertTrue(lines.get(3).contains("(hlt)"), lines.get(3));
+        assertTrue(lines.get(5).contains("(syscall) is an entry to or exit from the kernel"), lines.get(5));
+        assertTrue(lines.get(7).contains("(ud2) is an undefined opcode"), lines.get(7));
+        assertTrue(lines.get(8).startsWith("4801d8") && !t.out().contains("(add"), "an ordinary block has no note");
+        // The simulator also says when a form had no row of its own (aesenc: a generic row).
+        CliRun csv = CliRun.of("predict", "--model", "simulator", "--mcpu", "hsw", "--format", "csv", "0f30",
+                "66410f38dcc1");
+        assertEquals(0, csv.exit(), csv.err());
+        List<String> rows = csv.out().strip().lines().toList();
+        assertTrue(rows.get(1).startsWith("0f30,haswell,") && rows.get(1).contains(",\"instruction 0 (wrmsr)")
+                && rows.get(1).endsWith("was used\""), rows.get(1));
+        assertTrue(rows.get(2).endsWith(",no table row for AESENC xmm: a generic row (one integer micro-op, latency "
+                + "1) was used") || rows.get(2).contains("\"no table row for AESENC xmm, xmm: a generic row"),
+                rows.get(2));
+        JsonNode json = new ObjectMapper().readTree(CliRun.of("predict", "--model", "bounds", "--mcpu", "hsw",
+                "--format", "json", "0fa2", "4801d8").out());
+        assertTrue(json.get(0).get("note").asText().startsWith("instruction 0 (cpuid) is serializing"), json.toString());
+        assertEquals("", json.get(1).get("note").asText(), json.toString());
     }
 
     @Test
@@ -149,7 +178,7 @@ class PredictCommandTest {
         assertTrue(r.out().contains("no measurements back this CPU"), r.out());
         CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
         assertEquals(0, csv.exit(), csv.err());
-        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3), csv.out().lines().skip(1)
+        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3) + ",", csv.out().lines().skip(1)
                 .findFirst().orElseThrow());
         assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
 
@@ -169,8 +198,8 @@ class PredictCommandTest {
         CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,issue,ports,latency", lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", hex,
+        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,issue,ports,latency,note", lines.get(0));
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", hex,
                 b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.issue(), b.ports(), b.latency()), lines.get(1));
         assertEquals(3.0, b.decoders(), 1e-9);
         CliRun json = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "json", hex);

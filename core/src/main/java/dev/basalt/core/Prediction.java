@@ -15,9 +15,12 @@ import java.util.Map;
  * @param details            named numbers the estimator explains its prediction with, in its order (the
  *                           analytical estimator's bounds: {@code predecoder}, {@code decoders}, ...); empty for
  *                           most estimators ({@link ThroughputEstimator#detailNames()} lists them)
+ * @param notes              what the user should know before trusting the number: instructions whose cost no
+ *                           estimator models ({@link UnmodelledInstructions}), table rows the simulator lacked;
+ *                           empty when nothing is known to be wrong
  */
 public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
-                         Map<String, Double> details) {
+                         Map<String, Double> details, List<String> notes) {
 
     public Prediction {
         if (!Double.isFinite(baseline)) {
@@ -29,6 +32,28 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
         }
         contributions = List.copyOf(contributions);
         details = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
+        notes = List.copyOf(notes);
+    }
+
+    /** A prediction with details and no notes. */
+    public Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
+                      Map<String, Double> details) {
+        this(cyclesPerIteration, contributions, baseline, details, List.of());
+    }
+
+    /** This prediction with {@code more} notes after its own. */
+    public Prediction withNotes(List<String> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<String> all = new java.util.ArrayList<>(notes);
+        all.addAll(more);
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, all);
+    }
+
+    /** The notes as one line ({@code ""} without any), for a CSV cell or a JSON value. */
+    public String note() {
+        return String.join("; ", notes);
     }
 
     /** A prediction with a baseline and no details. */

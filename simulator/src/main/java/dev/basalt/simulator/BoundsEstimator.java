@@ -61,7 +61,9 @@ public final class BoundsEstimator implements ThroughputEstimator {
 
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
-        Bounds b = bounds(block, uarch);
+        checkSupported(uarch);
+        BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
+        Bounds b = Bounds.of(facts);
         double[] shares = b.shares()[b.winner().ordinal()];
         Double[] contributions = new Double[shares.length];
         for (int i = 0; i < shares.length; i++) {
@@ -71,7 +73,8 @@ public final class BoundsEstimator implements ThroughputEstimator {
         for (int k = 0; k < KINDS.length; k++) {
             details.put(DETAIL_NAMES.get(k), b.value(KINDS[k]));
         }
-        return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details);
+        return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details)
+                .withNotes(SimulatorEstimator.notes(block, facts.fallbacks));
     }
 
     /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */

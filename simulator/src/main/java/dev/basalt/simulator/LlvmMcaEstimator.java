@@ -92,8 +92,10 @@ public final class LlvmMcaEstimator implements ThroughputEstimator {
             throw new UncheckedIOException("cannot run " + llvmMca + ": " + e.getMessage(), e);
         }
         List<Optional<Prediction>> out = new ArrayList<>(cycles.length);
-        for (double c : cycles) {
-            out.add(Double.isFinite(c) && c >= 0 ? Optional.of(Prediction.of(c)) : Optional.empty());
+        for (int k = 0; k < cycles.length; k++) {
+            double c = cycles[k];
+            out.add(Double.isFinite(c) && c >= 0 ? Optional.of(Prediction.of(c)
+                    .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(k)))) : Optional.empty());
         }
         return out;
     }

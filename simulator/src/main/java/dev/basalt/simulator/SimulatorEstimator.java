@@ -120,6 +120,16 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         for (double w : wait) {
             contributions.add(sum > 0 ? r.cyclesPerIteration() * w / sum : r.cyclesPerIteration() / wait.length);
         }
-        return new Prediction(r.cyclesPerIteration(), contributions);
+        return new Prediction(r.cyclesPerIteration(), contributions)
+                .withNotes(notes(block, r.fallbacks()));
+    }
+
+    /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */
+    static java.util.List<String> notes(BasicBlock block, java.util.Map<String, Simulator.RowSource> fallbacks) {
+        java.util.List<String> notes = new java.util.ArrayList<>(dev.basalt.core.UnmodelledInstructions.notes(block));
+        fallbacks.forEach((form, source) -> notes.add("no table row for " + form + ": "
+                + (source == Simulator.RowSource.MNEMONIC ? "its mnemonic's row was used"
+                : "a generic row (one integer micro-op, latency 1) was used")));
+        return notes;
     }
 }

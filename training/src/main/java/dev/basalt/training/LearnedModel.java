@@ -185,7 +185,8 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                         parts.add((double) contributions[(instruction++) * heads + head]);
                     }
                     // An untrained network can predict below zero (a sum of contributions, say); clamp.
-                    out[g] = new Prediction(Math.max(0, totals[k * heads + head]), parts, p == null ? 0 : p[g][head]);
+                    out[g] = new Prediction(Math.max(0, totals[k * heads + head]), parts, p == null ? 0 : p[g][head])
+                            .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)));
                 }
             }
         }
