@@ -37,8 +37,8 @@ final class EvalCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--models", split = ",", defaultValue = "granite,ithemal,simulator,bounds,simulator-default,llvm-mca",
-            description = "Comma-separated estimators (any of basalt predict's models, and llvm-mca for llvm-mca-14 "
-                    + "itself); default ${DEFAULT-VALUE}.")
+            description = "Comma-separated estimators (any of basalt predict's models or model files, and llvm-mca "
+                    + "for llvm-mca-14 itself); default ${DEFAULT-VALUE}.")
     List<String> models;
 
     @Option(names = "--mcpu", split = ",", description = "CPUs (default: every CPU with measurements).")

@@ -38,8 +38,9 @@ final class ExplainCommand implements Callable<Integer> {
     String hex;
 
     @Option(names = "--model", defaultValue = "granite",
-            description = "granite, ithemal, simulator, simulator-default, simulator-untuned, bounds or crude (COMET's crude "
-                    + "analytical model, Haswell only); default ${DEFAULT-VALUE}.")
+            paramLabel = "NAME|FILE", description = "granite, ithemal, simulator, simulator-default, simulator-untuned, "
+                    + "bounds, crude (COMET's crude analytical model, Haswell only) or a model file basalt train "
+                    + "wrote; default ${DEFAULT-VALUE}.")
     String model;
 
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")

@@ -45,9 +45,11 @@ final class PredictCommand implements Callable<Integer> {
     /** What predicts a CPU the default model has no head for. */
     static final String FALLBACK_MODEL = "simulator";
 
-    @Option(names = "--model", description = "granite (the bundled GRANITE model), ithemal (the bundled Ithemal "
-            + "model), simulator (tuned tables + stack engine), simulator-untuned, simulator-default (llvm-mca "
-            + "compatible), bounds (the simulator's analytical bounds) or llvm-mca; default " + DEFAULT_MODEL + ", with the simulator for a CPU it has no head for.")
+    @Option(names = "--model", paramLabel = "NAME|FILE", description = "granite (the bundled GRANITE model), "
+            + "ithemal (the bundled Ithemal model), simulator (the second machine on its tuned tables), "
+            + "simulator-untuned, simulator-default (llvm-mca compatible), bounds (the simulator's analytical "
+            + "bounds), llvm-mca, or a model file basalt train wrote; default " + DEFAULT_MODEL + ", with the "
+            + "simulator for a CPU it has no head for.")
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated "

@@ -74,6 +74,40 @@ class PredictCommandTest {
     }
 
     @Test
+    void aModelFileWrittenByTrainLoadsWhereverModelIsAccepted(@TempDir Path dir) throws Exception {
+        // The bundled models are files basalt train wrote; copied out, they load by path and predict the same.
+        for (String kind : List.of("granite", "ithemal")) {
+            Class<?> owner = kind.equals("granite") ? dev.basalt.granite.GraniteModel.class
+                    : dev.basalt.ithemal.IthemalModel.class;
+            Path file = dir.resolve("my-" + kind + ".model");
+            try (var in = owner.getResourceAsStream(kind + "-default." + kind)) {
+                Files.write(file, in.readAllBytes());
+            }
+            CliRun byPath = CliRun.of("predict", "--model", file.toString(), "--mcpu", "hsw", "--format", "csv",
+                    "4889de4889c24c89ff");
+            CliRun byName = CliRun.of("predict", "--model", kind, "--mcpu", "hsw", "--format", "csv",
+                    "4889de4889c24c89ff");
+            assertEquals(0, byPath.exit(), byPath.err());
+            assertEquals(byName.out(), byPath.out(), kind);
+            CliRun explain = CliRun.of("explain", "--model", file.toString(), "--method", "anchors",
+                    "--coverage-samples", "200", "4883c001");
+            assertEquals(0, explain.exit(), explain.err());
+        }
+        Path truncated = dir.resolve("cut.granite");
+        Files.write(truncated, java.util.Arrays.copyOf(Files.readAllBytes(dir.resolve("my-granite.model")), 1000));
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "not a model");
+        for (String[] c : List.of(new String[] {dir.resolve("missing.granite").toString(), "no such model file"},
+                new String[] {dir.toString(), "is a directory"},
+                new String[] {text.toString(), "not a model file any estimator here reads"},
+                new String[] {truncated.toString(), "truncated"})) {
+            CliRun r = CliRun.of("predict", "--model", c[0], "4883c001");
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().startsWith("basalt predict: --model: " + c[0]) && r.err().contains(c[1]), r.err());
+        }
+    }
+
+    @Test
     void jsonAndTextAndAllCpusByDefault() throws Exception {
         CliRun j = CliRun.of("predict", "--model", "simulator", "--format", "json", "4883c001");
         assertEquals(0, j.exit(), j.err());

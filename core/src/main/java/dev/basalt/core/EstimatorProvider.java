@@ -15,4 +15,12 @@ public interface EstimatorProvider {
 
     /** Loads the named estimator with its bundled default parameters or weights. */
     ThroughputEstimator load(String name) throws IOException;
+
+    /**
+     * Loads a model file of this provider's kind (one {@code basalt train} wrote), or empty when {@code file} is
+     * another kind's. A file of its kind that cannot be read is an {@link IOException} naming the file.
+     */
+    default java.util.Optional<ThroughputEstimator> load(java.nio.file.Path file) throws IOException {
+        return java.util.Optional.empty();
+    }
 }

@@ -32,8 +32,38 @@ public final class Estimators {
                 }
             }
         }
+        java.nio.file.Path file = java.nio.file.Path.of(name);
+        if (name.contains("/") || name.contains(".") || java.nio.file.Files.exists(file)) {
+            return loadFile(file);
+        }
         throw new IllegalArgumentException("unknown model '" + name + "': available are " + String.join(", ",
-                available()));
+                available()) + ", or the path of a model file");
+    }
+
+    /**
+     * The model in {@code file}, written by {@code basalt train} (any kind a module on the class path reads).
+     *
+     * @throws IllegalArgumentException naming the file when it is missing, a folder, or no module's model
+     */
+    public static ThroughputEstimator loadFile(java.nio.file.Path file) {
+        if (!java.nio.file.Files.exists(file)) {
+            throw new IllegalArgumentException(file + ": no such model file");
+        }
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(file + ": is a directory, not a model file");
+        }
+        for (EstimatorProvider p : ServiceLoader.load(EstimatorProvider.class)) {
+            try {
+                java.util.Optional<ThroughputEstimator> e = p.load(file);
+                if (e.isPresent()) {
+                    return e.get();
+                }
+            } catch (IOException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        }
+        throw new IllegalArgumentException(file + ": not a model file any estimator here reads (basalt train "
+                + "writes them)");
     }
 
     /** Names of every estimator on the class path, sorted. */

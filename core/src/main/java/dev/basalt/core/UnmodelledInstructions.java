@@ -32,7 +32,7 @@ public final class UnmodelledInstructions {
     /** Why {@code insn}'s cost is not modelled, or empty when it is an ordinary instruction. */
     public static Optional<String> reason(Instruction insn) {
         String category = insn.category();
-        String mnemonic = insn.mnemonic().toLowerCase(Locale.ROOT);
+        String mnemonic = insn.mnemonic(); // Zydis spells mnemonics in lower case
         if (UNDEFINED.contains(mnemonic)) {
             return Optional.of("an undefined opcode (it raises #UD)");
         }

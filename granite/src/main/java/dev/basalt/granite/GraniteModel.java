@@ -58,6 +58,11 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
         return load(file, FORMAT, GraniteModel::new);
     }
 
+    /** Whether {@code file} is a GRANITE model file (by the format it names; whether it loads is {@link #load}'s). */
+    public static boolean reads(Path file) throws IOException {
+        return dev.basalt.training.ModelFile.formatOf(file).filter(FORMAT.name()::equals).isPresent();
+    }
+
     /** The model shipped with Basalt ({@value #BUNDLED} beside this class). */
     public static GraniteModel bundled() throws IOException {
         return bundled(GraniteModel.class, BUNDLED, FORMAT, GraniteModel::new);

@@ -27,6 +27,11 @@ public final class GraniteProvider implements EstimatorProvider, TrainableProvid
     }
 
     @Override
+    public java.util.Optional<ThroughputEstimator> load(java.nio.file.Path file) throws IOException {
+        return GraniteModel.reads(file) ? java.util.Optional.of(GraniteModel.load(file)) : java.util.Optional.empty();
+    }
+
+    @Override
     public String name() {
         return "granite";
     }

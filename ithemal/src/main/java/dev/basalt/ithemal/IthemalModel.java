@@ -53,6 +53,11 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
         return load(file, FORMAT, IthemalModel::new);
     }
 
+    /** Whether {@code file} is an Ithemal model file (by the format it names; whether it loads is {@link #load}'s). */
+    public static boolean reads(Path file) throws IOException {
+        return dev.basalt.training.ModelFile.formatOf(file).filter(FORMAT.name()::equals).isPresent();
+    }
+
     /** The model shipped with Basalt ({@value #BUNDLED} beside this class). */
     public static IthemalModel bundled() throws IOException {
         return bundled(IthemalModel.class, BUNDLED, FORMAT, IthemalModel::new);

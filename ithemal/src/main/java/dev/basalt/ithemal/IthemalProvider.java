@@ -27,6 +27,11 @@ public final class IthemalProvider implements EstimatorProvider, TrainableProvid
     }
 
     @Override
+    public java.util.Optional<ThroughputEstimator> load(java.nio.file.Path file) throws IOException {
+        return IthemalModel.reads(file) ? java.util.Optional.of(IthemalModel.load(file)) : java.util.Optional.empty();
+    }
+
+    @Override
     public String name() {
         return "ithemal";
     }

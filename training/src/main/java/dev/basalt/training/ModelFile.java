@@ -130,6 +130,23 @@ public final class ModelFile {
     }
 
     /**
+     * The {@code format} a model file names ({@code basalt-granite-1}, ...), or empty when {@code file} is not a
+     * model file at all (not a zip of {@code model.json} and {@code weights.bin}).
+     */
+    public static java.util.Optional<String> formatOf(java.nio.file.Path file) throws IOException {
+        byte[] bytes = java.nio.file.Files.readAllBytes(file);
+        if (bytes.length < 4 || bytes[0] != 'P' || bytes[1] != 'K' || bytes[2] != 3 || bytes[3] != 4) {
+            return java.util.Optional.empty(); // not a zip: no model file of any kind
+        }
+        Contents contents = read(bytes, file.toString(), "Basalt"); // a zip cut short or without the parts says so
+        try {
+            return java.util.Optional.of(JSON.readTree(contents.json()).path("format").asText());
+        } catch (IOException e) {
+            throw new IOException(file + " has unreadable model metadata: " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Splits the bytes of a model file into its parts.
      *
      * @param name names the file in errors
