@@ -36,9 +36,12 @@ final class DecodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "HEX", description = "Blocks as hex, e.g. 4889de4889c24c89ff "
+    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex, e.g. 4889de4889c24c89ff "
             + "(quote a block that contains spaces).")
-    List<String> blocks;
+    List<String> arguments;
+
+    @Mixin
+    BlockInput blockInput;
 
     @Option(names = "--json", description = "Print JSON (an array with one object per block); the same as "
             + "--format json.")
@@ -57,7 +60,11 @@ final class DecodeCommand implements Callable<Integer> {
     DebugOption debugOption;
 
     @Override
-    public Integer call() {
+    public Integer call() throws java.io.IOException {
+        List<String> blocks = blockInput.blocks(arguments);
+        if (blocks.isEmpty()) {
+            throw new BadInputException("no blocks: give hex arguments or --input FILE");
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

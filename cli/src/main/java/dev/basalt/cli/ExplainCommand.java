@@ -34,8 +34,11 @@ final class ExplainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1", paramLabel = "HEX", description = "The block as hex.")
+    @Parameters(arity = "0..1", paramLabel = "HEX", description = "The block as hex (or one block in --input).")
     String hex;
+
+    @picocli.CommandLine.Mixin
+    BlockInput blockInput;
 
     @Option(names = "--model", defaultValue = "granite",
             paramLabel = "NAME|FILE", description = "granite, ithemal, simulator, simulator-default, simulator-untuned, "
@@ -115,7 +118,12 @@ final class ExplainCommand implements Callable<Integer> {
         }
         Explainer.Method m = BadInputException.check("--method", () -> Explainer.Method.parse(method));
         Microarchitecture uarch = mcpu;
-        BasicBlock block = BasicBlock.fromHex(hex);
+        java.util.List<String> given = blockInput.blocks(hex == null ? java.util.List.of() : java.util.List.of(hex));
+        if (given.size() != 1) {
+            throw new BadInputException("explain takes one block: " + (given.isEmpty() ? "give it as hex or in "
+                    + "--input FILE" : given.size() + " were given (hex and --input together, or a file of several)"));
+        }
+        BasicBlock block = BasicBlock.fromHex(given.get(0));
         ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {

@@ -56,9 +56,8 @@ final class PredictCommand implements Callable<Integer> {
             + "(default: all the model supports).")
     List<Microarchitecture> mcpu;
 
-    @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line; - reads "
-            + "standard input.")
-    Path input;
+    @Mixin
+    BlockInput blockInput;
 
     @Option(names = "--format", defaultValue = "text", description = "text, csv or json (default ${DEFAULT-VALUE}).")
     String format;
@@ -168,37 +167,7 @@ final class PredictCommand implements Callable<Integer> {
         if (!List.of("text", "csv", "json").contains(format)) {
             throw new BadInputException("unknown format '" + format + "': use text, csv or json");
         }
-        List<String> inputs = new ArrayList<>(hex);
-        if (input != null && input.toString().equals("-")) { // standard input, one block per line or BHive CSV
-            java.io.BufferedReader stdin = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
-                    java.nio.charset.StandardCharsets.UTF_8));
-            for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
-                String t = line.trim();
-                if (!t.isEmpty()) {
-                    inputs.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);
-                }
-            }
-        } else if (input != null) {
-            if (Files.isDirectory(input)) {
-                throw new BadInputException("--input " + input + " is a directory, not a file of blocks");
-            }
-            if (!Files.isReadable(input)) {
-                throw new BadInputException("cannot read input file " + input + " (no such file, or not readable)");
-            }
-            List<String> lines;
-            try {
-                lines = Files.readAllLines(input);
-            } catch (java.nio.charset.CharacterCodingException notText) {
-                throw new BadInputException("--input " + input + " is not UTF-8 text (a binary file?): give a BHive "
-                        + "CSV or one hex block per line");
-            }
-            for (String line : lines) {
-                String t = line.trim();
-                if (!t.isEmpty()) {
-                    inputs.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);
-                }
-            }
-        }
+        List<String> inputs = blockInput.blocks(hex);
         if (inputs.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }

@@ -28,8 +28,11 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "HEX", description = "Blocks as hex.")
-    List<String> blocks;
+    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
+    List<String> arguments;
+
+    @Mixin
+    BlockInput blockInput;
 
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
     Microarchitecture mcpu;
@@ -65,6 +68,10 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        List<String> blocks = blockInput.blocks(arguments);
+        if (blocks.isEmpty()) {
+            throw new BadInputException("no blocks: give hex arguments or --input FILE");
+        }
         Microarchitecture uarch = mcpu;
         if (untuned && paramsFile != null) {
             throw new BadInputException("give --params or --untuned, not both");

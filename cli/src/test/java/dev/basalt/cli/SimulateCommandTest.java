@@ -67,4 +67,37 @@ class SimulateCommandTest {
         assertEquals(2, cpu.exit());
         assertTrue(cpu.err().startsWith("basalt simulate: Invalid value for option '--mcpu'"), cpu.err());
     }
+
+    @Test
+    void decodeSimulateAndExplainReadBlocksFromAFileOrStandardInput(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("blocks.csv");
+        Files.writeString(file, "4801d8,100\n\n4889de4889c24c89ff,200\n");
+        CliRun decode = CliRun.of("decode", "--input", file.toString());
+        assertEquals(0, decode.exit(), decode.err());
+        assertTrue(decode.out().contains("block 4801d8:") && decode.out().contains("block 4889de4889c24c89ff:"),
+                decode.out());
+        CliRun both = CliRun.of("simulate", "4883c001", "--input", file.toString());
+        assertEquals(0, both.exit(), both.err());
+        assertEquals(3, both.out().lines().filter(l -> l.startsWith("block ")).count(), "arguments, then the file");
+        java.io.InputStream saved = System.in;
+        CliRun piped;
+        try {
+            System.setIn(new java.io.ByteArrayInputStream("4801d8\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            piped = CliRun.of("explain", "--model", "simulator", "--method", "anchors", "--coverage-samples", "200",
+                    "--input", "-");
+        } finally {
+            System.setIn(saved);
+        }
+        assertEquals(0, piped.exit(), piped.err());
+        assertTrue(piped.out().startsWith("simulator on haswell: 1.00 cycles/iteration"), piped.out());
+        CliRun two = CliRun.of("explain", "--model", "simulator", "--input", file.toString());
+        assertEquals(2, two.exit());
+        assertTrue(two.err().contains("explain takes one block: 2 were given"), two.err());
+        CliRun none = CliRun.of("simulate");
+        assertEquals(2, none.exit());
+        assertTrue(none.err().contains("no blocks: give hex arguments or --input FILE"), none.err());
+        CliRun folder = CliRun.of("decode", "--input", dir.toString());
+        assertEquals(2, folder.exit());
+        assertTrue(folder.err().contains("--input " + dir + " is a directory"), folder.err());
+    }
 }
