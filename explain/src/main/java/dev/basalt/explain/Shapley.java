@@ -66,6 +66,9 @@ public final class Shapley {
         }
     }
 
+    /** Blocks per model query: enough for a learned model's batches, few enough to bound memory. */
+    static final int QUERY_BATCH = 256;
+
     private final Config config;
 
     public Shapley(Config config) {
@@ -109,14 +112,24 @@ public final class Shapley {
                 subsets.putIfAbsent((BitSet) s.clone(), subsets.size());
             }
         }
-        List<BasicBlock> blocks = new ArrayList<>(subsets.size());
-        for (BitSet s : subsets.keySet()) {
-            blocks.add(s.cardinality() == n ? block : subBlock(block, s));
-        }
-        List<Prediction> predictions = model.predictAll(blocks, uarch);
+        // Queried in bounded batches: a permutation of 300 instructions has 300 prefixes, each a block of up to
+        // 300 instructions with its dependency graph, and holding all 32 permutations' at once took gigabytes.
         Map<BitSet, Double> value = new HashMap<>();
-        for (Map.Entry<BitSet, Integer> e : subsets.entrySet()) {
-            value.put(e.getKey(), predictions.get(e.getValue()).cyclesPerIteration());
+        List<BitSet> pending = new ArrayList<>(QUERY_BATCH);
+        List<BasicBlock> blocks = new ArrayList<>(QUERY_BATCH);
+        int left = subsets.size();
+        for (BitSet s : subsets.keySet()) {
+            pending.add(s);
+            blocks.add(s.cardinality() == n ? block : subBlock(block, s));
+            left--;
+            if (blocks.size() == QUERY_BATCH || left == 0) {
+                List<Prediction> predictions = model.predictAll(blocks, uarch);
+                for (int k = 0; k < pending.size(); k++) {
+                    value.put(pending.get(k), predictions.get(k).cyclesPerIteration());
+                }
+                pending.clear();
+                blocks.clear();
+            }
         }
         double[] sum = new double[n];
         for (int[] perm : permutations) {
