@@ -166,7 +166,7 @@ final class DecodeCommand implements Callable<Integer> {
         ObjectNode b = mapper.createObjectNode();
         b.put("hex", block.hex());
         b.put("bytes", block.length());
-        b.put("memoryPolicy", MemoryPolicyConverter.name(graph.memoryPolicy()));
+        b.put("memory_policy", MemoryPolicyConverter.name(graph.memoryPolicy()));
         ArrayNode insns = b.putArray("instructions");
         for (int i = 0; i < block.size(); i++) {
             Instruction insn = block.instruction(i);
@@ -184,10 +184,10 @@ final class DecodeCommand implements Callable<Integer> {
             for (Operand o : insn.operands()) {
                 ops.add(operandJson(mapper, o));
             }
-            n.put("flagsRead", insn.flagsRead().toString());
-            n.put("flagsWritten", insn.flagsWritten().toString());
+            n.put("flags_read", insn.flagsRead().toString());
+            n.put("flags_written", insn.flagsWritten().toString());
             n.put("idiom", insn.idiom().name().toLowerCase(java.util.Locale.ROOT));
-            n.put("isaSet", insn.isaSet());
+            n.put("isa_set", insn.isaSet());
             ArrayNode reads = n.putArray("reads");
             graph.reads(i).forEach(r -> reads.add(r.name()));
             ArrayNode writes = n.putArray("writes");
@@ -200,8 +200,8 @@ final class DecodeCommand implements Callable<Integer> {
             n.put("consumer", d.consumer());
             n.put("kind", d.kind().name());
             n.put("resource", d.resource().name());
-            n.put("resourceKind", d.resource().kind().name().toLowerCase(java.util.Locale.ROOT));
-            n.put("loopCarried", d.loopCarried());
+            n.put("resource_kind", d.resource().kind().name().toLowerCase(java.util.Locale.ROOT));
+            n.put("loop_carried", d.loopCarried());
         }
         return b;
     }

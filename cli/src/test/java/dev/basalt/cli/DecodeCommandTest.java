@@ -52,6 +52,20 @@ class DecodeCommandTest {
         assertEquals(10, first.get("dependencies").size());
         assertEquals("zero", root.get(1).get("instructions").get(0).get("idiom").asText());
         assertEquals(0, root.get(1).get("instructions").get(0).get("reads").size());
+        // Keys are snake_case, as in every other command's JSON.
+        assertEquals("same-expression", first.get("memory_policy").asText());
+        assertTrue(first.get("instructions").get(1).has("flags_written")
+                && first.get("instructions").get(1).has("isa_set"), first.toString());
+        assertTrue(first.get("dependencies").get(0).has("resource_kind")
+                && first.get("dependencies").get(0).has("loop_carried"), first.toString());
+        java.util.List<String> camel = new java.util.ArrayList<>();
+        java.util.regex.Matcher key = java.util.regex.Pattern.compile("\"([A-Za-z_]+)\" :").matcher(r.out());
+        while (key.find()) {
+            if (!key.group(1).equals(key.group(1).toLowerCase(java.util.Locale.ROOT))) {
+                camel.add(key.group(1));
+            }
+        }
+        assertEquals(java.util.List.of(), camel, "every key of every object");
     }
 
     @Test
