@@ -34,8 +34,9 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     BlockInput blockInput;
 
-    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
-    Microarchitecture mcpu;
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell",
+            description = "CPUs, comma-separated or repeated (default ${DEFAULT-VALUE}).")
+    List<Microarchitecture> mcpu;
 
     @Option(names = "--params", paramLabel = "FILE", description = "Parameter table, e.g. one written by basalt tune (default: the bundled standard table).")
     Path paramsFile;
@@ -72,10 +73,43 @@ final class SimulateCommand implements Callable<Integer> {
         if (blocks.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
-        Microarchitecture uarch = mcpu;
         if (untuned && paramsFile != null) {
             throw new BadInputException("give --params or --untuned, not both");
         }
+        if (paramsFile != null && mcpu.size() > 1) {
+            throw new BadInputException("--params is one CPU's table: give one --mcpu with it, not " + mcpu.size());
+        }
+        List<Microarchitecture> cpus = List.copyOf(new java.util.LinkedHashSet<>(mcpu));
+        List<Simulator> sims = new java.util.ArrayList<>();
+        for (Microarchitecture uarch : cpus) {
+            sims.add(new Simulator(table(uarch, err)));
+        }
+        if (llvmMcaCompatible && switches.any()) {
+            throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
+        }
+        Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
+                ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
+                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true)));
+        boolean failed = false;
+        for (int k = 0; k < blocks.size(); k++) {
+            BasicBlock block;
+            try {
+                block = BasicBlock.fromHex(blocks.get(k));
+            } catch (DecodeException e) {
+                err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
+                failed = true;
+                continue;
+            }
+            for (int c = 0; c < cpus.size(); c++) {
+                print(out, block, cpus.get(c), sims.get(c), options);
+            }
+        }
+        out.flush();
+        return failed ? Basalt.EXIT_BAD_INPUT : 0;
+    }
+
+    /** The table to simulate {@code uarch} with (--params, --untuned or the standard one), with notes on stderr. */
+    private SimulatorParams table(Microarchitecture uarch, PrintWriter err) {
         if (paramsFile == null && SimulatorParams.imported(uarch).isEmpty()) {
             throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table for it");
         }
@@ -93,23 +127,14 @@ final class SimulateCommand implements Callable<Integer> {
         if (uarch.descriptor().bhive().isEmpty()) {
             err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
         }
-        Simulator sim = new Simulator(params);
-        if (llvmMcaCompatible && switches.any()) {
-            throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
-        }
-        Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
-                ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
-                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true)));
-        boolean failed = false;
-        for (int k = 0; k < blocks.size(); k++) {
-            BasicBlock block;
-            try {
-                block = BasicBlock.fromHex(blocks.get(k));
-            } catch (DecodeException e) {
-                err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
-                failed = true;
-                continue;
-            }
+        return params;
+    }
+
+    /** One block's run on one CPU: cycles, waits, ports, bottleneck, bounds, fallbacks, notes, timeline. */
+    private void print(PrintWriter out, BasicBlock block, Microarchitecture uarch, Simulator sim,
+                       Simulator.Options options) {
+        SimulatorParams params = sim.params();
+        {
             Simulator.Result r = sim.run(block, options);
             out.printf(Locale.ROOT, "block %s on %s: %.2f cycles/iteration (%d cycles, %d iterations)%n", block.hex(),
                     uarch, r.cyclesPerIteration(), r.totalCycles(), iterations);
@@ -131,6 +156,7 @@ final class SimulateCommand implements Callable<Integer> {
             if (!r.fallbacks().isEmpty()) {
                 out.println("  fallbacks: " + r.fallbacks());
             }
+            dev.basalt.core.UnmodelledInstructions.notes(block).forEach(n -> out.println("  note: " + n));
             if (timeline) {
                 out.println("  instance  instr  predecode  decode  dispatch  issue  done  retire");
                 for (int[] t : r.timeline()) {
@@ -140,7 +166,5 @@ final class SimulateCommand implements Callable<Integer> {
                 }
             }
         }
-        out.flush();
-        return failed ? Basalt.EXIT_BAD_INPUT : 0;
     }
 }

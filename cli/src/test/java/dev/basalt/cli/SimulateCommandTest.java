@@ -100,4 +100,17 @@ class SimulateCommandTest {
         assertEquals(2, folder.exit());
         assertTrue(folder.err().contains("--input " + dir + " is a directory"), folder.err());
     }
+
+    @Test
+    void simulateTakesACommaListOfCpusAndNotesWhatItDoesNotModel() {
+        CliRun r = CliRun.of("simulate", "--mcpu", "haswell,skylake", "4801d8", "0f0b");
+        assertEquals(0, r.exit(), r.err());
+        java.util.List<String> heads = r.out().lines().filter(l -> l.startsWith("block ")).toList();
+        assertEquals(java.util.List.of("block 4801d8 on haswell", "block 4801d8 on skylake", "block 0f0b on haswell",
+                "block 0f0b on skylake"), heads.stream().map(l -> l.substring(0, l.indexOf(':'))).toList());
+        assertTrue(r.out().contains("  note: instruction 0 (ud2) is an undefined opcode"), r.out());
+        CliRun params = CliRun.of("simulate", "--mcpu", "haswell,skylake", "--params", "x.json", "4801d8");
+        assertEquals(2, params.exit());
+        assertTrue(params.err().contains("--params is one CPU's table: give one --mcpu with it"), params.err());
+    }
 }
