@@ -33,12 +33,7 @@ final class BhiveMemory {
     private BhiveMemory() {
     }
 
-    /** The store→load dependencies the harness's memory layout creates between known addresses. */
-    static List<Edge> edges(BasicBlock block) {
-        return edges(Program.of(block));
-    }
-
-    /** {@link #edges(BasicBlock)} of a compiled block. */
+    /** The store→load dependencies the harness's memory layout creates between known addresses of a block. */
     static List<Edge> edges(Program prog) {
         boolean anyStore = false;
         boolean anyLoad = false;
@@ -50,7 +45,7 @@ final class BhiveMemory {
             return List.of(); // no store→load pair to place: skip the runs of the block
         }
         int n = prog.n;
-        Values before = valuesBefore(prog);
+        Values before = prog.values();
         long[] address = new long[n];
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
@@ -88,13 +83,8 @@ final class BhiveMemory {
      * Each instruction's page offset (0..4095) of the memory it loads, when it loads from one known address; -1
      * otherwise (no load, several, or an address that changes between iterations).
      */
-    static int[] loadOffsets(BasicBlock block) {
-        return loadOffsets(Program.of(block));
-    }
-
-    /** {@link #loadOffsets(BasicBlock)} of a compiled block. */
     static int[] loadOffsets(Program prog) {
-        Values before = valuesBefore(prog);
+        Values before = prog.values();
         int[] out = new int[prog.n];
         for (int i = 0; i < out.length; i++) {
             out[i] = -1;
@@ -414,6 +404,15 @@ final class BhiveMemory {
         final Step[] steps;
         final boolean memory; // whether any memory operand is visible
         final boolean pushes;
+        private Values values; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
+
+        /** The values before each instruction ({@link #valuesBefore}), computed on first use. Not thread-safe. */
+        Values values() {
+            if (values == null) {
+                values = valuesBefore(this);
+            }
+            return values;
+        }
 
         Program(BasicBlock block, Step[] steps) {
             this.n = steps.length;
