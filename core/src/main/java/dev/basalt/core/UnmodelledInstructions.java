@@ -64,10 +64,15 @@ public final class UnmodelledInstructions {
             Instruction insn = block.instruction(i);
             Optional<String> why = reason(insn);
             if (why.isPresent()) {
-                notes.add(String.format(Locale.ROOT, "instruction %d (%s) is %s: its cost is not modelled, do not "
-                        + "trust this number", i, insn.intelSyntax(), why.get()));
+                notes.add(note(i, insn, why.get()));
             }
         }
         return notes;
+    }
+
+    /** The note on instruction {@code i} of a block, {@code insn}, not modelled because of {@code why}. */
+    public static String note(int i, Instruction insn, String why) {
+        return String.format(Locale.ROOT, "instruction %d (%s) is %s: its cost is not modelled, do not trust this "
+                + "number", i, insn.intelSyntax(), why);
     }
 }

@@ -156,4 +156,19 @@ class BlockFacts {
             }
         }
     }
+
+    /**
+     * What a user should know of this block's numbers ({@link dev.basalt.core.Prediction#notes()}): each
+     * instruction no estimator prices, then each form the table has no row for.
+     */
+    java.util.List<String> notes() {
+        java.util.List<String> notes = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (facts[i].unmodelled() != null) {
+                notes.add(dev.basalt.core.UnmodelledInstructions.note(i, block.instruction(i), facts[i].unmodelled()));
+            }
+        }
+        SimulatorEstimator.addFallbackNotes(notes, fallbacks);
+        return notes;
+    }
 }

@@ -74,7 +74,7 @@ public final class BoundsEstimator implements ThroughputEstimator {
             details.put(DETAIL_NAMES.get(k), b.value(KINDS[k]));
         }
         return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details)
-                .withNotes(SimulatorEstimator.notes(block, facts.fallbacks));
+                .withNotes(facts.notes());
     }
 
     /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */

@@ -26,10 +26,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param usesStackPointer   whether it names rsp otherwise (operand or address)
  * @param writesStackPointer whether it writes rsp as an operand
  * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
+ * @param unmodelled         why no estimator prices it ({@link dev.basalt.core.UnmodelledInstructions}), or null
  */
 record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
-                        boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory) {
+                        boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
+                        String unmodelled) {
 
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
         Simulator.Resolved r = simulator.resolve(insn.form());
@@ -40,7 +42,8 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(),
                 InstructionShape.slowLea(insn), InstructionShape.loads(insn), InstructionShape.stores(insn),
                 InstructionShape.locked(insn), stackOp, InstructionShape.usesStackPointer(insn),
-                InstructionShape.writesStackPointer(insn), BhiveMemory.Step.of(insn));
+                InstructionShape.writesStackPointer(insn), BhiveMemory.Step.of(insn),
+                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null));
     }
 
     /**
