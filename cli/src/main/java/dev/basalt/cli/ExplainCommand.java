@@ -130,6 +130,9 @@ final class ExplainCommand implements Callable<Integer> {
             estimator.checkSupported(uarch);
             return uarch;
         });
+        dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
+            throw new BadInputException("block " + block.hex() + ": " + why);
+        });
         Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
                 () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
                         .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));

@@ -216,8 +216,9 @@ final class PredictCommand implements Callable<Integer> {
             BasicBlock block = blocks.get(i);
             for (Microarchitecture m : cpus) {
                 Prediction p = block == null ? null : byCpu.get(m).get(k).orElse(null);
-                String error = block == null ? errors.get(i)
-                        : estimators.get(m).name() + " cannot predict this block on " + m;
+                String error = block == null ? errors.get(i) : p != null ? null
+                        : dev.basalt.core.IsaSupport.unsupported(block, m)
+                                .orElse(estimators.get(m).name() + " cannot predict this block on " + m);
                 failed |= p == null;
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","

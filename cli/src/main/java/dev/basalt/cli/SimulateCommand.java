@@ -101,6 +101,12 @@ final class SimulateCommand implements Callable<Integer> {
                 continue;
             }
             for (int c = 0; c < cpus.size(); c++) {
+                java.util.Optional<String> cannot = dev.basalt.core.IsaSupport.unsupported(block, cpus.get(c));
+                if (cannot.isPresent()) { // no number for code the CPU cannot run; the other blocks go on
+                    err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + cannot.get());
+                    failed = true;
+                    continue;
+                }
                 print(out, block, cpus.get(c), sims.get(c), options);
             }
         }

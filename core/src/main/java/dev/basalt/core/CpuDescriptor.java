@@ -23,10 +23,13 @@ import java.util.Optional;
  *                      the unit it belongs to (micro-ops spread evenly over ports of one unit form one port
  *                      group); empty for the Intel CPUs, whose {@code HWPort0}-style names are read by rule
  * @param notes         what backs the data and what does not (shown with predictions for the CPU)
+ * @param isaExtensions the instruction set extensions the CPU has, by the decoder's (Zydis') names
+ *                      ({@code AVX2}, {@code BMI1}, ...); a block with an instruction of another extension is
+ *                      refused for this CPU ({@link IsaSupport}). Empty: not known, nothing is refused.
  */
 public record CpuDescriptor(String name, List<String> aliases, String description, String bhiveFile,
                             int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
-                            List<Port> llvmMcaPorts, String notes) {
+                            List<Port> llvmMcaPorts, String notes, java.util.Set<String> isaExtensions) {
 
     /**
      * One llvm-mca resource as the simulator sees it.
@@ -57,6 +60,7 @@ public record CpuDescriptor(String name, List<String> aliases, String descriptio
                     + loadLatency);
         }
         notes = notes == null ? "" : notes;
+        isaExtensions = isaExtensions == null ? java.util.Set.of() : java.util.Set.copyOf(isaExtensions);
     }
 
     /** The bundled measurements' file name, if this CPU has any. */

@@ -57,6 +57,16 @@ public interface ThroughputEstimator {
         }
     }
 
+    /**
+     * Predictions used as another model's input features (a learned model's prior, one per CPU head): as
+     * {@link #predictAll}, except that a block {@code uarch} cannot run ({@link IsaSupport}) is priced as if it
+     * could, since a feature for one CPU's head must exist whenever the block is predicted for another. Never show
+     * these to a user as predictions.
+     */
+    default List<Prediction> predictFeatures(List<BasicBlock> blocks, Microarchitecture uarch) {
+        return predictAll(blocks, uarch);
+    }
+
     /** The names of the {@link Prediction#details()} this estimator gives, in order (none by default). */
     default List<String> detailNames() {
         return List.of();
@@ -83,6 +93,19 @@ public interface ThroughputEstimator {
      */
     default List<String> warnings() {
         return List.of();
+    }
+
+    /**
+     * {@link #checkSupported(Microarchitecture)}, and an {@link UnpredictableBlockException} naming the instruction
+     * when {@code uarch} does not have every instruction of {@code block} ({@link IsaSupport}): no number for code
+     * the CPU cannot run.
+     */
+    default void checkSupported(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        java.util.Optional<String> why = IsaSupport.unsupported(block, uarch);
+        if (why.isPresent()) {
+            throw new UnpredictableBlockException(why.get());
+        }
     }
 
     /** Fails with a clear message when {@code uarch} is not supported. */

@@ -387,6 +387,65 @@ final class Zydis {
         return s;
     }
 
+    /**
+     * The decoding of the first instruction in {@code bytes} (1..15 of them; bytes after it are ignored), not
+     * cached: for sweeps over the encoding space, where almost every candidate is new, and most are invalid
+     * (hence {@code null} rather than an exception for those).
+     *
+     * @return the decoding, or {@code null} when no instruction starts with these bytes
+     */
+    Decoding decodeFirst(byte[] bytes) {
+        if (bytes.length == 0 || bytes.length > 15) {
+            throw new IllegalArgumentException("an x86 instruction is 1..15 bytes, got " + bytes.length);
+        }
+        Scratch s = scratch.get();
+        s.input.write(0, bytes, 0, bytes.length);
+        int status = calls.decodeFull(decoderAddress, s.inputAddress, bytes.length,
+                s.outAddress, s.outAddress + INSTRUCTION_SIZE);
+        if ((status & STATUS_FAILURE_BIT) != 0) {
+            return null;
+        }
+        int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
+        s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
+        return read(s.heap, bytes, 0, operandCount);
+    }
+
+    /**
+     * Decodes {@code code[from, to)} front to back, giving each instruction (offset relative to {@code from})
+     * to {@code sink}; a byte no instruction starts with is skipped. Uses this thread's instruction cache.
+     *
+     * @return the number of bytes skipped
+     */
+    long scan(byte[] code, int from, int to, java.util.function.Consumer<Instruction> sink) {
+        Scratch s = scratch.get();
+        long skipped = 0;
+        int offset = from;
+        while (offset < to) {
+            Instruction cached = s.cache.lookup(code, offset, to);
+            if (cached != null) {
+                sink.accept(new Instruction(offset - from, cached.decoding()));
+                offset += s.cache.hitLength();
+                continue;
+            }
+            int n = Math.min(15, to - offset);
+            s.input.write(0, code, offset, n);
+            int status = calls.decodeFull(decoderAddress, s.inputAddress, n, s.outAddress,
+                    s.outAddress + INSTRUCTION_SIZE);
+            if ((status & STATUS_FAILURE_BIT) != 0) {
+                skipped++;
+                offset++;
+                continue;
+            }
+            int operandCount = Math.min(MAX_OPERANDS, Byte.toUnsignedInt(s.outView.get(I_OPERAND_COUNT)));
+            s.outView.get(0, s.copy, 0, INSTRUCTION_SIZE + OPERAND_SIZE * operandCount);
+            Decoding decoding = read(s.heap, code, offset, operandCount);
+            s.cache.store(decoding);
+            sink.accept(new Instruction(offset - from, decoding));
+            offset += decoding.length();
+        }
+        return skipped;
+    }
+
     /** Formats one instruction (its bytes) in Intel syntax. */
     String format(byte[] bytes, long runtimeAddress) {
         Scratch s = decodeOne(bytes);

@@ -25,8 +25,8 @@ public final class ParameterLayout {
     /** Columns before the port groups. */
     public static final int FIXED = 3;
 
-    /** Largest valid micro-op count, latency, read-advance and port cycles (the defaults reach 66, 112, 5, 31). */
-    public static final int MAX_UOPS = 128;
+    /** Largest valid micro-op count, latency, read-advance and port cycles (the defaults reach 147 — FNSAVE —, 115, 5, 31). */
+    public static final int MAX_UOPS = 256;
     public static final int MAX_LATENCY = 200;
     public static final int MAX_READ_ADVANCE = 10;
     public static final int MAX_PORT_CYCLES = 64;

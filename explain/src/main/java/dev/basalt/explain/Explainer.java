@@ -65,7 +65,7 @@ public final class Explainer {
 
     /** An explainer whose mnemonic swaps come from the forms of the CPU's bundled simulator table. */
     public static Explainer forCpu(Microarchitecture uarch, Config config) {
-        return new Explainer(config, MnemonicPool.of(SimulatorParams.bundled(uarch).forms().keySet()));
+        return new Explainer(config, MnemonicPool.forCpu(SimulatorParams.bundled(uarch).forms().keySet(), uarch));
     }
 
     public Config config() {

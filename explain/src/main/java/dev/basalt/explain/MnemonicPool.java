@@ -14,16 +14,34 @@ import java.util.TreeSet;
  * Mnemonics grouped by operand signature, for swapping an instruction's mnemonic for another that takes the
  * same operands ({@code ADD r64, m64} ↔ {@code SUB r64, m64}). Built from instruction-form keys, so the pool
  * holds only combinations that a parameter table knows; the perturber still re-encodes every swap and
- * redraws the ones Zydis rejects. Immutable.
+ * redraws the ones Zydis rejects, and those {@link #admits} refuses: an instruction the CPU does not have, or one
+ * no estimator prices (privileged, I/O, ...), would make a perturbation no model can answer for. Immutable.
  */
 public final class MnemonicPool {
 
     private static final List<String> PREFIXES = List.of("LOCK", "REP", "REPE", "REPNE");
 
     private final Map<String, List<String>> bySignature;
+    private final java.util.function.Predicate<Instruction> admits;
 
-    private MnemonicPool(Map<String, List<String>> bySignature) {
+    private MnemonicPool(Map<String, List<String>> bySignature, java.util.function.Predicate<Instruction> admits) {
         this.bySignature = bySignature;
+        this.admits = admits;
+    }
+
+    /**
+     * The pool of {@code uarch}: the forms of its table, admitting only instructions it has
+     * ({@link dev.basalt.core.IsaSupport}) that some estimator prices ({@link dev.basalt.core.UnmodelledInstructions}).
+     */
+    public static MnemonicPool forCpu(Collection<String> forms, dev.basalt.core.Microarchitecture uarch) {
+        MnemonicPool all = of(forms);
+        return new MnemonicPool(all.bySignature, insn -> dev.basalt.core.IsaSupport.runs(insn, uarch)
+                && dev.basalt.core.UnmodelledInstructions.reason(insn).isEmpty());
+    }
+
+    /** Whether a perturbation may put {@code insn} in a block. */
+    public boolean admits(Instruction insn) {
+        return admits.test(insn);
     }
 
     /** A pool from form keys such as {@code ADD r64, m64} (the keys of a simulator parameter table). */
@@ -37,7 +55,7 @@ public final class MnemonicPool {
         }
         Map<String, List<String>> out = new TreeMap<>();
         groups.forEach((sig, names) -> out.put(sig, List.copyOf(names)));
-        return new MnemonicPool(out);
+        return new MnemonicPool(out, insn -> true);
     }
 
     /** {signature, mnemonic} of a form key, or null for an empty key. */

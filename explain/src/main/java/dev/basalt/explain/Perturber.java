@@ -74,9 +74,11 @@ public final class Perturber {
     private final List<EncoderRequest> requests = new ArrayList<>();
     private final Map<String, List<Register>> renames;
     private final List<Register> addressRegisters;
+    private final MnemonicPool pool;
 
     public Perturber(BlockFeatures features, MnemonicPool pool, Config config) {
         this.features = features;
+        this.pool = pool;
         this.block = features.block();
         this.config = config;
         for (Instruction insn : block.instructions()) {
@@ -221,7 +223,7 @@ public final class Perturber {
                 BasicBlock check = BasicBlock.fromBytes(code);
                 // Only a fixed point of decode → encode is kept (xchg rax, rax encodes as 48 90, which decodes
                 // as a nop that re-encodes as 90), so a perturbed block always re-encodes to its own bytes.
-                if (check.size() == 1
+                if (check.size() == 1 && pool.admits(check.instruction(0))
                         && java.util.Arrays.equals(code, EncoderRequest.of(check.instruction(0)).encode())) {
                     return code;
                 }

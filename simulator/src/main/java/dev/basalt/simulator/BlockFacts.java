@@ -142,7 +142,7 @@ class BlockFacts {
         this.blockBytes = Math.max(1, bytes);
         this.maxDemand = Math.max(1, widest);
         this.memory = new BhiveMemory.Program(block, steps);
-        Simulator.Sources src = Simulator.sources(block, options, stackOp, memory);
+        Simulator.Sources src = Simulator.sources(block, options, stackOp, memory, simulator.falseOutput());
         this.start = src.start();
         this.producers = src.producers();
         this.memorySource = src.memory();

@@ -55,13 +55,23 @@ public final class BoundsEstimator implements ThroughputEstimator {
 
     /** The whole breakdown: every bound, the winner and the instructions behind it. */
     public Bounds bounds(BasicBlock block, Microarchitecture uarch) {
-        checkSupported(uarch);
+        checkSupported(block, uarch);
         return simulators.get(uarch).bounds(block, options);
     }
 
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(block, uarch);
+        return run(block, uarch);
+    }
+
+    @Override
+    public List<Prediction> predictFeatures(List<BasicBlock> blocks, Microarchitecture uarch) {
         checkSupported(uarch);
+        return blocks.parallelStream().map(b -> run(b, uarch)).toList();
+    }
+
+    private Prediction run(BasicBlock block, Microarchitecture uarch) {
         BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
         Bounds b = Bounds.of(facts);
         double[] shares = b.shares()[b.winner().ordinal()];

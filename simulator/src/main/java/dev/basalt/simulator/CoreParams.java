@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import java.util.List;
+
 /**
  * One CPU's machine-wide parameters of the second-generation simulator (DESIGN.md §11): front end, renamer,
  * retirement, move elimination, store forwarding. They live in the table's JSON next to the per-form rows
@@ -38,13 +40,17 @@ package dev.basalt.simulator;
  * @param cacheBanks            whether two loads in one cycle conflict when their addresses agree in bits 2–5
  *                              (the same 4-byte bank of the first-level data cache) but not in bits 6–11 (Sandy
  *                              Bridge and Ivy Bridge; Haswell removed the restriction): the second waits a cycle
+ * @param falseOutputDependencies mnemonics (upper case) whose destination register the CPU reads although the
+ *                              instruction does not: it waits for the register's previous writer (POPCNT, LZCNT,
+ *                              TZCNT on Haswell; POPCNT only on Skylake; none on AMD). Empty when absent.
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
                          int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
-                         int storeForwardFailPenalty, int lockCycles, boolean cacheBanks) {
+                         int storeForwardFailPenalty, int lockCycles, boolean cacheBanks,
+                         List<String> falseOutputDependencies) {
 
     /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
     public enum Unlamination {
@@ -72,6 +78,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         storeAddressPorts = storeAddressPorts == null ? "" : storeAddressPorts;
         storeDataPorts = storeDataPorts == null ? "" : storeDataPorts;
         slowLeaPorts = slowLeaPorts == null ? "" : slowLeaPorts;
+        falseOutputDependencies = falseOutputDependencies == null ? List.of() : List.copyOf(falseOutputDependencies);
     }
 
     /**
@@ -82,13 +89,14 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     public static CoreParams defaults(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false);
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"));
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true);
+                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"));
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false);
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of());
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
-                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false);
+                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
+                    List.of("LZCNT", "POPCNT", "TZCNT"));
         };
     }
 }

@@ -1,6 +1,7 @@
 package dev.basalt.simulator;
 
 import dev.basalt.core.EstimatorUnavailableException;
+import dev.basalt.core.IsaSupport;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
@@ -94,7 +95,8 @@ public final class LlvmMcaEstimator implements ThroughputEstimator {
         List<Optional<Prediction>> out = new ArrayList<>(cycles.length);
         for (int k = 0; k < cycles.length; k++) {
             double c = cycles[k];
-            out.add(Double.isFinite(c) && c >= 0 ? Optional.of(Prediction.of(c)
+            boolean runs = IsaSupport.unsupported(blocks.get(k), uarch).isEmpty();
+            out.add(runs && Double.isFinite(c) && c >= 0 ? Optional.of(Prediction.of(c)
                     .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(k)))) : Optional.empty());
         }
         return out;

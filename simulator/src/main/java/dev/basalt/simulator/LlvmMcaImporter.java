@@ -135,6 +135,37 @@ public final class LlvmMcaImporter {
         return new Report(params, blocks.size(), imported, occurrences, forms.size());
     }
 
+    /**
+     * Adds to {@code base} a row for each form of {@code instances} (one-instruction blocks, e.g. from
+     * {@link dev.basalt.decoder.InstructionSpace#sweep()}) that {@code base} lacks, imported as {@link #run} does;
+     * every row and mnemonic row of {@code base} stays as it is, so a tuned table keeps its tuning and its
+     * predictions of the blocks it already covered.
+     *
+     * @param command the command line that asked for it (added to the table's provenance)
+     */
+    public Report addForms(SimulatorParams base, List<BasicBlock> instances, Microarchitecture uarch, String command,
+                           IntConsumer progress) throws IOException, InterruptedException {
+        List<BasicBlock> missing = instances.stream()
+                .filter(b -> b.size() == 1 && !base.forms().containsKey(b.instruction(0).form()))
+                .toList();
+        Report r = run(missing, uarch, command, progress);
+        if (r.formsImported() > 0 && !r.params().ports().equals(base.ports())) {
+            throw new IllegalArgumentException("the table's ports " + base.ports() + " are not llvm-mca's for "
+                    + uarch + " " + r.params().ports() + ": is it a table of another CPU?");
+        }
+        Map<String, InstructionParams> forms = new TreeMap<>(base.forms());
+        r.params().forms().forEach(forms::putIfAbsent);
+        Map<String, InstructionParams> mnemonics = new TreeMap<>(base.mnemonics());
+        r.params().mnemonics().forEach(mnemonics::putIfAbsent);
+        Provenance provenance = base.provenance()
+                .with("formsAdded", r.formsImported())
+                .with("formsAddedBy", command)
+                .with("formsAddedFrom", "llvm-mca-14 --instruction-tables (" + llvmMca + "), one instance per form, "
+                        + "disassembly by " + llvmMc);
+        SimulatorParams params = base.toBuilder().forms(forms).mnemonics(mnemonics).provenance(provenance).build();
+        return new Report(params, r.blocks(), r.blocksImported(), r.occurrences(), r.formsImported());
+    }
+
     /** Seconds spent inside llvm-mca (not llvm-mc) by {@link #llvmMcaThroughput} calls so far. */
     public double llvmMcaSeconds() {
         return llvmMcaNanos / 1e9;
@@ -219,10 +250,16 @@ public final class LlvmMcaImporter {
         }
         Output r = run(List.of(llvmMc, "--disassemble", "-triple=x86_64-unknown-linux-gnu"), in.toString());
         List<String> lines = new ArrayList<>();
+        String pending = "";
         for (String line : r.out.split("\n")) {
             String t = line.trim();
             if (!t.isEmpty() && !t.startsWith(".") && !t.startsWith("#")) {
-                lines.add(t.replace('\t', ' '));
+                if (t.equals("lock")) { // llvm-mc prints a LOCK prefix on a line of its own
+                    pending = "lock ";
+                    continue;
+                }
+                lines.add(pending + t.replace('\t', ' '));
+                pending = "";
             }
         }
         int total = batch.stream().mapToInt(BasicBlock::size).sum();

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Objects;
 
@@ -59,6 +60,8 @@ public final class Simulator {
     Simulator(SimulatorParams params, InstructionFacts.Cache facts) {
         this.facts = facts;
         this.params = Objects.requireNonNull(params, "params");
+        this.falseOutput = params.core().falseOutputDependencies().stream()
+                .map(m -> m.toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
         this.portCount = params.ports().size();
         // Hash maps for lookups (the table's own maps are sorted, for readable JSON) and port demands
         // precomputed for every row, so that a run does no string work beyond one lookup per instruction.
@@ -105,9 +108,15 @@ public final class Simulator {
     // Each thread's reusable arrays for the second machine's runs (a run is single-threaded and not nested).
     private final ThreadLocal<Pipeline.Scratch> scratch = ThreadLocal.withInitial(Pipeline.Scratch::new);
     private final InstructionFacts.Cache facts;
+    /** {@link CoreParams#falseOutputDependencies()} as the decoder's (lower-case) mnemonics. */
+    private final Set<String> falseOutput;
     private final Map<InstructionParams, int[]> demands;
 
     /** Per-instruction facts of the second machine, kept by decoding. */
+    Set<String> falseOutput() {
+        return falseOutput;
+    }
+
     InstructionFacts.Cache facts() {
         return facts;
     }
@@ -282,7 +291,8 @@ public final class Simulator {
                 busiest = params.ports().get(p);
             }
         }
-        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOp), latency, readAdvance);
+        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOp, null, falseOutput), latency,
+                readAdvance);
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -470,10 +480,28 @@ public final class Simulator {
 
     /** {@link #sources(BasicBlock, Options, boolean[])} with the block's harness steps (null: compiled here). */
     static Sources sources(BasicBlock block, Options options, boolean[] stackOp, BhiveMemory.Program harness) {
+        return sources(block, options, stackOp, harness, Set.of());
+    }
+
+    /**
+     * {@link #sources(BasicBlock, Options, boolean[], BhiveMemory.Program)} where, on the second machine, an
+     * instruction whose mnemonic (lower case) is in {@code falseOutput} also waits for the previous writer of
+     * its destination register ({@link CoreParams#falseOutputDependencies()}): the graph's WAW edge into it
+     * becomes a source.
+     */
+    static Sources sources(BasicBlock block, Options options, boolean[] stackOp, BhiveMemory.Program harness,
+                           Set<String> falseOutput) {
         int n = block.size();
         int[] prodCount = new int[n + 1];
         List<Dependency> sources = new ArrayList<>();
+        boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
         for (Dependency d : block.dependencyGraph().edges()) {
+            if (d.kind() == DependencyKind.WAW && falseDeps && d.resource().kind() == Resource.Kind.REGISTER
+                    && falseOutput.contains(block.instruction(d.consumer()).mnemonic())) {
+                sources.add(d);
+                prodCount[d.consumer() + 1]++;
+                continue;
+            }
             if (d.kind() != DependencyKind.RAW) {
                 continue;
             }

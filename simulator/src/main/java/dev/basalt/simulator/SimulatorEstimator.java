@@ -90,7 +90,7 @@ public final class SimulatorEstimator implements ThroughputEstimator {
 
     /** What limits {@code block} on {@code uarch} in this simulator (see {@link Simulator#bottleneck}). */
     public Bottleneck bottleneck(BasicBlock block, Microarchitecture uarch) {
-        checkSupported(uarch);
+        checkSupported(block, uarch);
         return simulators.get(uarch).bottleneck(block, options);
     }
 
@@ -108,8 +108,18 @@ public final class SimulatorEstimator implements ThroughputEstimator {
     }
 
     @Override
-    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+    public java.util.List<Prediction> predictFeatures(java.util.List<BasicBlock> blocks, Microarchitecture uarch) {
         checkSupported(uarch);
+        return blocks.parallelStream().map(b -> run(b, uarch)).toList();
+    }
+
+    @Override
+    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(block, uarch);
+        return run(block, uarch);
+    }
+
+    private Prediction run(BasicBlock block, Microarchitecture uarch) {
         Simulator.Result r = simulators.get(uarch).run(block, options);
         double[] wait = r.waitCycles();
         double sum = 0;

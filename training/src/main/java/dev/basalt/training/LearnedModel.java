@@ -164,7 +164,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
 
     @Override
     public synchronized List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
-        checkSupported(uarch);
+        for (BasicBlock b : blocks) { // predictEach then predicts the others one by one
+            checkSupported(b, uarch);
+        }
         int head = cpus().indexOf(uarch);
         int heads = cpus().size();
         float[][] p = priorTable(blocks);

@@ -81,7 +81,7 @@ public final class Priors {
     public static float[][] table(ThroughputEstimator prior, List<BasicBlock> blocks, List<Microarchitecture> cpus) {
         float[][] out = new float[blocks.size()][cpus.size()];
         for (int c = 0; c < cpus.size(); c++) {
-            List<Prediction> p = prior.predictAll(blocks, cpus.get(c));
+            List<Prediction> p = prior.predictFeatures(blocks, cpus.get(c));
             for (int i = 0; i < blocks.size(); i++) {
                 out[i][c] = (float) p.get(i).cyclesPerIteration();
             }
