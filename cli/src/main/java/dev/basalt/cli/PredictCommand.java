@@ -59,6 +59,11 @@ final class PredictCommand implements Callable<Integer> {
     @Mixin
     BlockInput blockInput;
 
+    @Option(names = "--mode", defaultValue = "auto", paramLabel = "MODE", converter = LoopModes.class,
+            description = "For the simulator-based models: auto (a block ending in a jump back to its start is a "
+                    + "loop), loop, or unroll (BHive's straight-line model); default ${DEFAULT-VALUE}.")
+    dev.basalt.simulator.Simulator.LoopMode mode;
+
     @Option(names = "--format", defaultValue = "text", description = "text, csv or json (default ${DEFAULT-VALUE}).")
     String format;
 
@@ -139,6 +144,13 @@ final class PredictCommand implements Callable<Integer> {
                 : mcpu.stream().distinct().toList();
         Map<Microarchitecture, ThroughputEstimator> out = new java.util.LinkedHashMap<>();
         ThroughputEstimator fallback = null;
+        if (mode != dev.basalt.simulator.Simulator.LoopMode.AUTO) {
+            if (!(chosen instanceof dev.basalt.simulator.LoopAware aware)) {
+                throw new BadInputException("--mode " + mode.name().toLowerCase(Locale.ROOT) + ": " + chosen.name()
+                        + " has no loop mode; the simulator-based models (simulator, simulator-untuned, bounds) do");
+            }
+            chosen = aware.withLoopMode(mode);
+        }
         for (Microarchitecture m : cpus) {
             if (chosen.supported().contains(m)) {
                 out.put(m, chosen);
@@ -218,7 +230,10 @@ final class PredictCommand implements Callable<Integer> {
                 Prediction p = block == null ? null : byCpu.get(m).get(k).orElse(null);
                 String error = block == null ? errors.get(i) : p != null ? null
                         : dev.basalt.core.IsaSupport.unsupported(block, m)
-                                .orElse(estimators.get(m).name() + " cannot predict this block on " + m);
+                                .orElse(mode == dev.basalt.simulator.Simulator.LoopMode.LOOP
+                                        && !dev.basalt.simulator.Simulator.endsInJump(block)
+                                        ? dev.basalt.simulator.Simulator.LOOP_MODE_REFUSAL
+                                        : estimators.get(m).name() + " cannot predict this block on " + m);
                 failed |= p == null;
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
@@ -235,6 +250,13 @@ final class PredictCommand implements Callable<Integer> {
                         } else {
                             n.put("cycles_per_iteration", p.cyclesPerIteration());
                             p.details().forEach(n::put);
+                            if (estimators.get(m) instanceof dev.basalt.simulator.LoopAware aware) {
+                                dev.basalt.simulator.Simulator.FrontEnd fe = aware.frontEnd(block, m);
+                                n.put("mode", fe.loop() ? "loop" : "unrolled");
+                                n.put("uop_source", fe.source().name().toLowerCase(Locale.ROOT));
+                                ArrayNode pairs = n.putArray("fused_pairs");
+                                fe.fusedPairs().forEach(f -> pairs.addArray().add(f).add(f + 1));
+                            }
                             n.put("note", p.note());
                             if (explain) {
                                 n.put("baseline", p.baseline());

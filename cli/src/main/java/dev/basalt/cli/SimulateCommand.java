@@ -45,6 +45,11 @@ final class SimulateCommand implements Callable<Integer> {
             + "tuned where tuning beat it).")
     boolean untuned;
 
+    @Option(names = "--mode", defaultValue = "auto", paramLabel = "MODE", converter = LoopModes.class,
+            description = "auto (a block ending in a jump back to its start is a loop), loop, or unroll (BHive's "
+                    + "straight-line model); default ${DEFAULT-VALUE}.")
+    Simulator.LoopMode mode;
+
     @Option(names = "--iterations", defaultValue = "100", description = "Iterations (default ${DEFAULT-VALUE}).")
     int iterations;
 
@@ -89,7 +94,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
                 ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
-                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true)));
+                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode);
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             BasicBlock block;
@@ -102,6 +107,9 @@ final class SimulateCommand implements Callable<Integer> {
             }
             for (int c = 0; c < cpus.size(); c++) {
                 java.util.Optional<String> cannot = dev.basalt.core.IsaSupport.unsupported(block, cpus.get(c));
+                if (cannot.isEmpty() && mode == Simulator.LoopMode.LOOP && !Simulator.endsInJump(block)) {
+                    cannot = java.util.Optional.of("--mode loop: the block does not end in a jump back to its start");
+                }
                 if (cannot.isPresent()) { // no number for code the CPU cannot run; the other blocks go on
                     err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + cannot.get());
                     failed = true;
@@ -144,6 +152,10 @@ final class SimulateCommand implements Callable<Integer> {
             Simulator.Result r = sim.run(block, options);
             out.printf(Locale.ROOT, "block %s on %s: %.2f cycles/iteration (%d cycles, %d iterations)%n", block.hex(),
                     uarch, r.cyclesPerIteration(), r.totalCycles(), iterations);
+            Simulator.FrontEnd fe = sim.frontEnd(block, options);
+            if (options.secondGeneration()) {
+                out.println("  mode: " + fe.describe());
+            }
             for (int i = 0; i < block.size(); i++) {
                 out.printf(Locale.ROOT, "  %2d  %-40s  %-28s waits %.1f%n", i, block.instruction(i).intelSyntax(),
                         block.instruction(i).form(), r.waitCycles()[i]);
@@ -166,9 +178,10 @@ final class SimulateCommand implements Callable<Integer> {
             if (timeline) {
                 out.println("  instance  instr  predecode  decode  dispatch  issue  done  retire");
                 for (int[] t : r.timeline()) {
-                    out.printf("  %8d  %5d  %9s  %6s  %8d  %5d  %4d  %6d%n", t[0], t[0] % block.size(),
+                    int i = t[0] % block.size();
+                    out.printf("  %8d  %5d  %9s  %6s  %8d  %5d  %4d  %6d%s%n", t[0], i,
                             t[1] < 0 ? "-" : String.valueOf(t[1]), t[2] < 0 ? "-" : String.valueOf(t[2]), t[3], t[4],
-                            t[5], t[6]);
+                            t[5], t[6], fe.fusedPairs().contains(i - 1) ? "  (macro-fused with " + (i - 1) + ")" : "");
                 }
             }
         }

@@ -251,9 +251,11 @@ class PredictCommandTest {
         CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,issue,ports,latency,note", lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", hex,
-                b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.issue(), b.ports(), b.latency()), lines.get(1));
+        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,delivery,issue,ports,latency,note",
+                lines.get(0));
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", hex,
+                b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.delivery(), b.issue(), b.ports(), b.latency()),
+                lines.get(1));
         assertEquals(3.0, b.decoders(), 1e-9);
         CliRun json = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "json", hex);
         assertEquals(0, json.exit(), json.err());

@@ -43,7 +43,10 @@ class BlockFacts {
     final boolean[] twoStep;
     final int[] addressUops;
     final boolean[] loading;
-    final boolean[] locked; // locked read-modify-writes
+    final boolean[] locked; // locked read-modify-writes, and mfence (a fence for memory, with the same cost)
+    // Execution fences (lfence, mfence; cpuid, which serializes): each waits for every older instruction to finish, and
+    // every younger one waits for it.
+    final boolean[] fence;
     final boolean[] memoryAccess;
     // Sources, in consumer order (Simulator.Sources).
     final int[] start;
@@ -54,6 +57,11 @@ class BlockFacts {
     final Map<String, Simulator.RowSource> fallbacks; // forms the table has no row of, in block order
     final BhiveMemory.Program memory; // the block compiled for BHive's harness values
     final int maxDemand;
+    // Loops (DESIGN.md §12): whether the block runs as a loop body, which instructions are the jump of a
+    // macro-fused pair (their micro-op travels with the instruction before), and where the micro-ops come from.
+    final boolean loop;
+    final boolean[] fusedTail;
+    final Simulator.UopSource source;
 
     BlockFacts(Simulator simulator, BasicBlock block, Simulator.Options options) {
         this.simulator = simulator;
@@ -74,6 +82,7 @@ class BlockFacts {
         this.addressUops = new int[n];
         this.loading = new boolean[n];
         this.locked = new boolean[n];
+        this.fence = new boolean[n];
         this.memoryAccess = new boolean[n];
         // Per-instruction facts come from the simulator's cache (InstructionFacts); only what depends on the
         // block — the stack engine's synchronisation micro-ops, the sources — is added here.
@@ -130,8 +139,11 @@ class BlockFacts {
             addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
             widest = Math.max(widest, demand[i].length);
+            String mnemonic = insn.mnemonic();
+            fence[i] = options.secondGeneration() && (mnemonic.equals("lfence") || mnemonic.equals("mfence")
+                    || mnemonic.equals("cpuid"));
             if (core.lockCycles() > 0) {
-                locked[i] = f.locked();
+                locked[i] = f.locked() || mnemonic.equals("mfence");
                 memoryAccess[i] = f.loads() > 0 || f.stores();
                 if (locked[i]) {
                     latency[i] = Math.max(latency[i], core.lockCycles());
@@ -139,7 +151,38 @@ class BlockFacts {
             }
         }
         this.fallbacks = missing;
-        this.blockBytes = Math.max(1, bytes);
+        this.loop = Simulator.runsAsLoop(block, options);
+        this.fusedTail = new boolean[n];
+        CoreParams.LoopFrontEnd lf = core.loop();
+        int taken = loop ? simulator.takenBranchGroup() : -1;
+        if (options.secondGeneration() && options.microFusion() && !lf.macroFusion().isEmpty()) {
+            for (int i = 0; i + 1 < n; i++) {
+                if (fusedTail[i] || !fuses(lf, block.instruction(i), block.instruction(i + 1), shape[i])) {
+                    continue;
+                }
+                // One micro-op on the jump's port does the flag setter's work and the jump's.
+                fusedTail[i + 1] = true;
+                int branch = taken >= 0 && i + 1 == n - 1 ? taken
+                        : demand[i + 1].length > 0 && demand[i + 1][0] >= 0 ? demand[i + 1][0] : -1;
+                if (branch >= 0 && demand[i].length > addressUops[i] && demand[i][0] >= 0) {
+                    demand[i] = demand[i].clone(); // the arrays are the cached facts' own
+                    demand[i][0] = branch;
+                }
+                shape[i + 1] = shape[i + 1].macroFusedTail();
+                demand[i + 1] = new int[0];
+                issueSlots[i + 1] = 0;
+                twoStep[i + 1] = false;
+                addressUops[i + 1] = 0;
+            }
+        }
+        if (taken >= 0 && !fusedTail[n - 1] && demand[n - 1].length > 0 && demand[n - 1][0] >= 0) {
+            demand[n - 1] = demand[n - 1].clone(); // a taken jump executes on the taken-branch port
+            demand[n - 1][0] = taken;
+        }
+        // A taken jump back to the start: each iteration's code begins a new fetch window.
+        this.blockBytes = Math.max(1, loop ? (bytes + core.predecodeBytes() - 1) / core.predecodeBytes()
+                * core.predecodeBytes() : bytes);
+        this.source = loop ? uopSource(lf) : Simulator.UopSource.LEGACY;
         this.maxDemand = Math.max(1, widest);
         this.memory = new BhiveMemory.Program(block, steps);
         Simulator.Sources src = Simulator.sources(block, options, stackOp, memory, simulator.falseOutput());
@@ -155,6 +198,89 @@ class BlockFacts {
                 twoStep[i] = !memorySource[k] && !addressSource[k];
             }
         }
+    }
+
+    /**
+     * Whether {@code jump} macro-fuses with {@code first} before it: the CPU's pairs ({@link
+     * CoreParams.LoopFrontEnd#macroFusion()}), and never a first instruction with both a memory operand and an
+     * immediate, nor a microcoded one.
+     */
+    static boolean fuses(CoreParams.LoopFrontEnd lf, Instruction first, Instruction jump, InstructionShape shape) {
+        if (jump.mnemonic().charAt(0) != 'j' || shape.microcoded() // most pairs: no jump, no string work
+                || !lf.fuses(first.mnemonic().toUpperCase(java.util.Locale.ROOT),
+                jump.mnemonic().toUpperCase(java.util.Locale.ROOT))) {
+            return false;
+        }
+        boolean memory = false;
+        boolean immediate = false;
+        for (dev.basalt.decoder.Operand op : first.visibleOperands()) {
+            memory |= op instanceof dev.basalt.decoder.Operand.MemoryOperand;
+            immediate |= op instanceof dev.basalt.decoder.Operand.ImmediateOperand;
+        }
+        return !(memory && immediate);
+    }
+
+    /** The fused micro-ops of one iteration as the front end delivers them. */
+    int iterationUops() {
+        int uops = 0;
+        for (InstructionShape s : shape) {
+            uops += s.decodeUops();
+        }
+        return uops;
+    }
+
+    /**
+     * Where a loop's micro-ops come from: the loop stream detector when the CPU has one and the loop fits in it
+     * (and holds no microcoded instruction); else the micro-op cache when every window of its code fits in the
+     * cache's ways and no jump is excluded by the JCC erratum; else the legacy decoders.
+     */
+    private Simulator.UopSource uopSource(CoreParams.LoopFrontEnd lf) {
+        boolean microcoded = false;
+        for (InstructionShape s : shape) {
+            microcoded |= s.microcoded();
+        }
+        if (lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops()) {
+            return Simulator.UopSource.LSD;
+        }
+        if (lf.dsbUopsPerCycle() == 0) {
+            return Simulator.UopSource.LEGACY;
+        }
+        int w = lf.dsbWindowBytes();
+        int[] windowUops = new int[(int) ((offset[n - 1] + shape[n - 1].length()) / w) + 1];
+        for (int i = 0; i < n; i++) {
+            windowUops[offset[i] / w] += shape[i].decodeUops();
+            if (lf.jccErratum() && isJump(i)) {
+                // The jump, with its flag setter when fused: crossing or ending on a window boundary.
+                int first = fusedTail[i] ? i - 1 : i;
+                long begin = offset[first];
+                long end = offset[i] + shape[i].length(); // one past the last byte
+                if (begin / w != (end - 1) / w || end % w == 0) {
+                    return Simulator.UopSource.LEGACY;
+                }
+            }
+        }
+        for (int u : windowUops) {
+            if (u > lf.dsbWindowUops()) {
+                return Simulator.UopSource.LEGACY;
+            }
+        }
+        return Simulator.UopSource.DSB;
+    }
+
+    private boolean isJump(int i) {
+        String m = block.instruction(i).mnemonic();
+        return m.startsWith("j") || m.startsWith("loop") || m.equals("call") || m.equals("ret");
+    }
+
+    /** The macro-fused pairs, as the indices of their first instructions. */
+    java.util.List<Integer> fusedPairs() {
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        for (int i = 1; i < n; i++) {
+            if (fusedTail[i]) {
+                out.add(i - 1);
+            }
+        }
+        return out;
     }
 
     /**

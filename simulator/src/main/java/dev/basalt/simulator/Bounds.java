@@ -14,6 +14,11 @@ import java.util.Objects;
  * @param predecoder cycles per iteration of the predecoder over the block laid out from an aligned address until
  *                   the layout repeats (0 without a front end)
  * @param decoders   cycles per iteration of the decoders' groups (and the microcode sequencer) until they repeat
+ * @param delivery   a loop's micro-ops from the micro-op cache or the loop stream detector ({@code source}): per
+ *                   iteration, its fused micro-ops ÷ the source's width, rounded up since the taken jump ends a
+ *                   cycle's delivery (0 for straight-line code and loops the legacy decoders feed, whose
+ *                   predecoder and decoders bounds apply instead)
+ * @param source     where the micro-ops come from
  * @param issue      fused micro-ops at the renamer per iteration ÷ the issue width
  * @param ports      the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P
  * @param portSet    the ports of that P ("0156", or a divider's name)
@@ -26,12 +31,13 @@ import java.util.Objects;
  *                   its micro-ops at the decoders and the renamer, its micro-ops in the binding port set, an
  *                   equal part of the critical cycle
  */
-public record Bounds(double predecoder, double decoders, double issue, double ports, String portSet, double latency,
-                     List<Integer> critical, Kind winner, double[][] shares) {
+public record Bounds(double predecoder, double decoders, double delivery, Simulator.UopSource source, double issue,
+                     double ports, String portSet, double latency, List<Integer> critical, Kind winner,
+                     double[][] shares) {
 
     /** The bounds, each a mechanism that can limit a block. */
     public enum Kind {
-        PREDECODER, DECODERS, ISSUE, PORTS, LATENCY
+        PREDECODER, DECODERS, DELIVERY, ISSUE, PORTS, LATENCY
     }
 
     public Bounds {
@@ -53,7 +59,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
 
     /** The prediction: the largest bound, in cycles per iteration. */
     public double cyclesPerIteration() {
-        return Math.max(Math.max(predecoder, decoders), Math.max(issue, Math.max(ports, latency)));
+        return Math.max(Math.max(Math.max(predecoder, decoders), delivery), Math.max(issue, Math.max(ports, latency)));
     }
 
     /** The value of one bound. */
@@ -61,6 +67,7 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         return switch (kind) {
             case PREDECODER -> predecoder;
             case DECODERS -> decoders;
+            case DELIVERY -> delivery;
             case ISSUE -> issue;
             case PORTS -> ports;
             case LATENCY -> latency;
@@ -80,16 +87,21 @@ public record Bounds(double predecoder, double decoders, double issue, double po
 
     /** One line for people: {@code predecoder 3.44 · decoders 1.00 · issue 0.50 · ports 0.50 (0156) · latency 1.00}. */
     public String describe() {
-        return String.format(Locale.ROOT,
-                "predecoder %.2f · decoders %.2f · issue %.2f · ports %.2f (%s) · latency %.2f %s → %s",
-                predecoder, decoders, issue, ports, portSet.isEmpty() ? "-" : portSet, latency, critical,
-                winner.name().toLowerCase(Locale.ROOT));
+        String front = source == Simulator.UopSource.LEGACY
+                ? String.format(Locale.ROOT, "predecoder %.2f · decoders %.2f", predecoder, decoders)
+                : String.format(Locale.ROOT, "%s %.2f", source.name().toLowerCase(Locale.ROOT), delivery);
+        String won = winner == Kind.DELIVERY ? source.name().toLowerCase(Locale.ROOT)
+                : winner.name().toLowerCase(Locale.ROOT);
+        return String.format(Locale.ROOT, "%s · issue %.2f · ports %.2f (%s) · latency %.2f %s → %s", front, issue,
+                ports, portSet.isEmpty() ? "-" : portSet, latency, critical, won);
     }
 
     /** The bounds of the block {@code p} was built for (its run is not needed). */
     static Bounds of(BlockFacts p) {
-        double predecoder = p.options.frontEnd() ? predecoder(p) : 0;
-        double decoders = p.options.frontEnd() ? decoders(p) : 0;
+        boolean legacy = p.source == Simulator.UopSource.LEGACY;
+        double predecoder = p.options.frontEnd() && legacy ? predecoder(p) : 0;
+        double decoders = p.options.frontEnd() && legacy ? decoders(p) : 0;
+        double delivery = p.options.frontEnd() && !legacy ? delivery(p) : 0;
         double uops = 0;
         for (int i = 0; i < p.n; i++) {
             uops += p.issueSlots[i];
@@ -100,20 +112,22 @@ public record Bounds(double predecoder, double decoders, double issue, double po
         double ports = ports(p, set, portShare);
         List<Integer> critical = new ArrayList<>();
         double latency = latency(p, critical);
-        double top = Math.max(Math.max(predecoder, decoders), Math.max(issue, Math.max(ports, latency)));
+        double top = Math.max(Math.max(Math.max(predecoder, decoders), delivery),
+                Math.max(issue, Math.max(ports, latency)));
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
-                : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
+                : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
         double[][] shares = new double[Kind.values().length][p.n];
         for (int i = 0; i < p.n; i++) {
             shares[Kind.PREDECODER.ordinal()][i] = p.shape[i].length();
             shares[Kind.DECODERS.ordinal()][i] = p.shape[i].decodeUops();
+            shares[Kind.DELIVERY.ordinal()][i] = p.shape[i].decodeUops();
             shares[Kind.ISSUE.ordinal()][i] = p.issueSlots[i];
             shares[Kind.PORTS.ordinal()][i] = portShare[i];
         }
         for (int i : critical) {
             shares[Kind.LATENCY.ordinal()][i] = 1;
         }
-        double[] values = {predecoder, decoders, issue, ports, latency};
+        double[] values = {predecoder, decoders, delivery, issue, ports, latency};
         for (Kind k : Kind.values()) { // scale each row to add up to its bound
             double[] row = shares[k.ordinal()];
             double sum = 0;
@@ -124,7 +138,29 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 row[i] = sum > 0 ? row[i] * values[k.ordinal()] / sum : 0;
             }
         }
-        return new Bounds(predecoder, decoders, issue, ports, set[0], latency, critical, winner, shares);
+        return new Bounds(predecoder, decoders, delivery, p.source, issue, ports, set[0], latency, critical, winner,
+                shares);
+    }
+
+    /**
+     * A loop fed by the micro-op cache or the loop stream detector ({@link Pipeline#deliver}): a cycle delivers up to
+     * the source's width of fused micro-ops and none after the taken jump, so an iteration takes its micro-ops ÷
+     * the width, rounded up; the loop stream detector also issues no two iterations in one cycle, so its issue
+     * slots count the same way.
+     */
+    private static double delivery(BlockFacts p) {
+        boolean lsd = p.source == Simulator.UopSource.LSD;
+        int width = lsd ? p.core.issueWidth() : p.core.loop().dsbUopsPerCycle();
+        int uops = p.iterationUops();
+        double cycles = Math.ceil(uops / (double) width);
+        if (lsd) {
+            int slots = 0;
+            for (int s : p.issueSlots) {
+                slots += s;
+            }
+            cycles = Math.max(cycles, Math.ceil(slots / (double) p.core.issueWidth()));
+        }
+        return cycles;
     }
 
     /**
@@ -213,6 +249,10 @@ public record Bounds(double predecoder, double decoders, double issue, double po
                 count++;
                 j++;
                 at = at + 1 == n ? 0 : at + 1;
+                if (p.fusedTail[at]) { // the jump fused with it takes no decoder of its own
+                    j++;
+                    at = at + 1 == n ? 0 : at + 1;
+                }
             }
             cycles++;
         }

@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * machine's closed-form bounds ({@link Bounds}), on the simulator's standard (tuned) tables. Its per-instruction
  * contributions are the instructions' parts of the winning bound. Thread-safe.
  */
-public final class BoundsEstimator implements ThroughputEstimator {
+public final class BoundsEstimator implements LoopAware {
 
     /** The name it is registered under. */
     public static final String NAME = "bounds";
@@ -32,6 +32,25 @@ public final class BoundsEstimator implements ThroughputEstimator {
         this.name = name;
         tables.forEach((m, p) -> simulators.put(m, new Simulator(p)));
         this.options = options;
+    }
+
+    private BoundsEstimator(String name, Map<Microarchitecture, Simulator> simulators, Simulator.Options options,
+                            boolean shared) { // (shared: tells it from the public constructor, same erasure)
+        this.name = name;
+        this.simulators.putAll(simulators);
+        this.options = options;
+    }
+
+    @Override
+    public BoundsEstimator withLoopMode(Simulator.LoopMode mode) {
+        return new BoundsEstimator(name, simulators, options.withLoopMode(mode), true);
+    }
+
+    @Override
+    public Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(block, uarch);
+        Simulator.checkLoopMode(block, options);
+        return simulators.get(uarch).frontEnd(block, options);
     }
 
     /** {@code bounds} on the standard tables with every mechanism on. */
@@ -56,12 +75,14 @@ public final class BoundsEstimator implements ThroughputEstimator {
     /** The whole breakdown: every bound, the winner and the instructions behind it. */
     public Bounds bounds(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
+        Simulator.checkLoopMode(block, options);
         return simulators.get(uarch).bounds(block, options);
     }
 
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
+        Simulator.checkLoopMode(block, options);
         return run(block, uarch);
     }
 

@@ -1,6 +1,7 @@
 package dev.basalt.simulator;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * One CPU's machine-wide parameters of the second-generation simulator (DESIGN.md §11): front end, renamer,
@@ -43,6 +44,8 @@ import java.util.List;
  * @param falseOutputDependencies mnemonics (upper case) whose destination register the CPU reads although the
  *                              instruction does not: it waits for the register's previous writer (POPCNT, LZCNT,
  *                              TZCNT on Haswell; POPCNT only on Skylake; none on AMD). Empty when absent.
+ * @param loop                  branches, macro-fusion and where a loop's micro-ops come from (DESIGN.md §12);
+ *                              {@link LoopFrontEnd#NONE} when absent
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -50,7 +53,56 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
                          int storeForwardFailPenalty, int lockCycles, boolean cacheBanks,
-                         List<String> falseOutputDependencies) {
+                         List<String> falseOutputDependencies, LoopFrontEnd loop) {
+
+    /**
+     * What a CPU does with branches and loops (DESIGN.md §12, the uiCA paper §4).
+     *
+     * @param macroFusion      per first instruction (upper-case mnemonic: {@code CMP}), the conditional jumps
+     *                         ({@code JZ}, ...) it fuses with when directly followed by one: one decoder slot, one
+     *                         issue slot, one micro-op on the branch's port
+     * @param takenBranchPorts the port group a taken branch executes on ("6"; empty: the row's)
+     * @param lsdUops          the largest loop, in fused micro-ops, the loop stream detector replays (0: no LSD,
+     *                         or disabled as on Skylake)
+     * @param dsbUopsPerCycle  fused micro-ops the decoded-micro-op cache (DSB) delivers a cycle (0: no DSB)
+     * @param dsbWindowBytes   the code window the DSB caches by (32 bytes)
+     * @param dsbWindowUops    fused micro-ops one window may hold in the DSB (3 ways of 6); a loop with more in one
+     *                         window is decoded by the legacy decoders
+     * @param jccErratum       whether a jump or macro-fused pair that crosses or ends on a 32-byte boundary is not
+     *                         cached in the DSB (Skylake's JCC erratum microcode update)
+     */
+    public record LoopFrontEnd(Map<String, List<String>> macroFusion, String takenBranchPorts, int lsdUops,
+                               int dsbUopsPerCycle, int dsbWindowBytes, int dsbWindowUops, boolean jccErratum) {
+        /** No loop mechanisms: no fusion, branches on their rows' ports, legacy decoding only. */
+        public static final LoopFrontEnd NONE = new LoopFrontEnd(Map.of(), "", 0, 0, 32, 18, false);
+
+        public LoopFrontEnd {
+            macroFusion = macroFusion == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(macroFusion));
+            takenBranchPorts = takenBranchPorts == null ? "" : takenBranchPorts;
+            if (lsdUops < 0 || dsbUopsPerCycle < 0 || dsbWindowBytes < 1 || dsbWindowUops < 1) {
+                throw new IllegalArgumentException("loop front end parameters out of range: lsdUops " + lsdUops
+                        + ", dsbUopsPerCycle " + dsbUopsPerCycle + ", dsbWindowBytes " + dsbWindowBytes
+                        + ", dsbWindowUops " + dsbWindowUops);
+            }
+        }
+
+        /** Whether a conditional jump (upper-case mnemonic) fuses with the flag-setting instruction before it. */
+        public boolean fuses(String first, String jump) {
+            List<String> jumps = macroFusion.get(first);
+            return jumps != null && jumps.contains(jump);
+        }
+
+        /** Sandy Bridge to Skylake (DESIGN.md §12): which flag setters fuse with which conditional jumps. */
+        static Map<String, List<String>> intelFusion() {
+            List<String> all = List.of("JB", "JBE", "JL", "JLE", "JNB", "JNBE", "JNL", "JNLE", "JNO", "JNP", "JNS",
+                    "JNZ", "JO", "JP", "JS", "JZ");
+            // CMP, ADD, SUB: not with the overflow, sign and parity jumps; INC, DEC: not with the carry ones either.
+            List<String> arithmetic = List.of("JB", "JBE", "JL", "JLE", "JNB", "JNBE", "JNL", "JNLE", "JNZ", "JZ");
+            List<String> incDec = List.of("JL", "JLE", "JNL", "JNLE", "JNZ", "JZ");
+            return Map.of("TEST", all, "AND", all, "CMP", arithmetic, "ADD", arithmetic, "SUB", arithmetic,
+                    "INC", incDec, "DEC", incDec);
+        }
+    }
 
     /** Which micro-fused (load+operation, store address+data) forms the renamer splits into two issue slots. */
     public enum Unlamination {
@@ -79,6 +131,16 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         storeDataPorts = storeDataPorts == null ? "" : storeDataPorts;
         slowLeaPorts = slowLeaPorts == null ? "" : slowLeaPorts;
         falseOutputDependencies = falseOutputDependencies == null ? List.of() : List.copyOf(falseOutputDependencies);
+        loop = loop == null ? LoopFrontEnd.NONE : loop;
+    }
+
+    /** These parameters with another loop front end. */
+    public CoreParams withLoop(LoopFrontEnd loop) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop);
     }
 
     /**
@@ -89,14 +151,17 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     public static CoreParams defaults(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"));
+                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, 6, 32, 18, true));
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"));
+                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 28, 4, 32, 18, false));
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of());
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
                     Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
-                    List.of("LZCNT", "POPCNT", "TZCNT"));
+                    List.of("LZCNT", "POPCNT", "TZCNT"),
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, 4, 32, 18, false));
         };
     }
 }

@@ -30,6 +30,14 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     private static final Set<String> VECTOR_MOVES = Set.of("movaps", "movups", "movapd", "movupd", "movdqa",
             "movdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd", "vmovdqa", "vmovdqu");
 
+    /**
+     * This shape as the second half of a macro-fused pair: the jump travels in its flag setter's micro-op, so
+     * it takes no decoder, no micro-op slot and no port of its own.
+     */
+    InstructionShape macroFusedTail() {
+        return new InstructionShape(length, opcodeOffset, lengthChanging, 0, 0, false, false, true, 0);
+    }
+
     /** The shape of {@code insn}, of {@code unfused} micro-ops, with table row {@code row} on {@code core}. */
     static InstructionShape of(Instruction insn, InstructionParams row, int unfused, CoreParams core,
                                boolean microFusion, boolean moveElimination) {

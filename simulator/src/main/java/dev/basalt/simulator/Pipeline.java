@@ -40,6 +40,8 @@ final class Pipeline extends BlockFacts {
     final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Locked read-modify-writes: how many instances back the nearest earlier locked one is (0: none in the block).
     private final int[] lockBack;
+    // Execution fences: how many instances back the nearest earlier fence is (0: none in the block).
+    private final int[] fenceBack;
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
     private final int[] loadOffset;
@@ -131,19 +133,8 @@ final class Pipeline extends BlockFacts {
             opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
             loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
         }
-        this.lockBack = new int[n];
-        boolean anyLock = false;
-        for (boolean l : locked) {
-            anyLock |= l;
-        }
-        for (int i = 0; i < n && anyLock; i++) {
-            for (int back = 1; back <= n; back++) {
-                if (locked[((i - back) % n + n) % n]) {
-                    lockBack[i] = back;
-                    break;
-                }
-            }
-        }
+        this.lockBack = distanceBack(locked);
+        this.fenceBack = distanceBack(fence);
         this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
@@ -195,6 +186,25 @@ final class Pipeline extends BlockFacts {
         this.iterationSignature = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
         this.simulatedIterations = options.iterations();
+    }
+
+    /** Per instruction, how many instances back the nearest marked one is, cyclically (0: none marked). */
+    private static int[] distanceBack(boolean[] marked) {
+        int n = marked.length;
+        int[] back = new int[n];
+        boolean any = false;
+        for (boolean m : marked) {
+            any |= m;
+        }
+        for (int i = 0; i < n && any; i++) {
+            for (int d = 1; d <= n; d++) {
+                if (marked[((i - d) % n + n) % n]) {
+                    back[i] = d;
+                    break;
+                }
+            }
+        }
+        return back;
     }
 
     /**
@@ -420,6 +430,14 @@ final class Pipeline extends BlockFacts {
             notBefore[at] = now + 1;
             return false;
         }
+        if (fence[i] && !olderFinished(j)) {
+            notBefore[at] = now + 1; // a fence executes once everything before it has finished
+            return false;
+        }
+        if (fenceBack[i] > 0 && j - fenceBack[i] >= nextRetire && done[(j - fenceBack[i]) & mask] > now) {
+            notBefore[at] = now + 1; // and nothing after it executes before it has
+            return false;
+        }
         if (memoryAccess[i] && lockBack[i] > 0 && j - lockBack[i] >= nextRetire
                 && done[(j - lockBack[i]) & mask] > now) {
             notBefore[at] = now + 1; // a younger memory access waits for the lock before it
@@ -506,6 +524,16 @@ final class Pipeline extends BlockFacts {
         }
     }
 
+    /** Whether every instance older than {@code j} has finished. */
+    private boolean olderFinished(int j) {
+        for (int k = nextRetire; k < j; k++) {
+            if (done[k & mask] > now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
     private boolean lockMayStart(int j) {
         for (int k = nextRetire; k < j; k++) {
@@ -574,6 +602,9 @@ final class Pipeline extends BlockFacts {
             int j = renameNext;
             int i = j % n;
             int uops = issueSlots[i];
+            if (i == 0 && source == Simulator.UopSource.LSD && slots < core.issueWidth()) {
+                return; // the loop stream detector does not issue two iterations' micro-ops in one cycle
+            }
             if (renamedSlotsOfCurrent == 0) {
                 if (uops > slots && uops <= core.issueWidth()) {
                     return; // an instruction's fused micro-ops issue together
@@ -696,11 +727,23 @@ final class Pipeline extends BlockFacts {
         if (!options.frontEnd() || microcodeBusyUntil > now) {
             return;
         }
+        if (source != Simulator.UopSource.LEGACY) {
+            deliver();
+            return;
+        }
         int count = 0;
         int uops = 0;
         while (decodeNext < predecodeNext && count < core.decoders() && predecoded[decodeNext & mask] < now) {
             InstructionShape s = shape[decodeNext % n];
             int u = s.decodeUops();
+            if (fusedTail[decodeNext % n]) { // decoded with its flag setter, by the same decoder
+                decoded[decodeNext++ & mask] = now;
+                continue;
+            }
+            int next = decodeNext + 1;
+            if (next < total && fusedTail[next % n] && (next >= predecodeNext || predecoded[next & mask] >= now)) {
+                return; // a flag setter waits for the jump it fuses with
+            }
             if (queuedUops + u > core.uopQueue() && queuedUops > 0) {
                 return;
             }
@@ -722,12 +765,42 @@ final class Pipeline extends BlockFacts {
             queuedUops += u;
             uops += u;
             count++;
+            if (decodeNext < total && fusedTail[decodeNext % n]) { // the jump fused with it comes along
+                decoded[decodeNext++ & mask] = now;
+            }
+        }
+    }
+
+    /**
+     * A loop's micro-ops from the micro-op cache or the loop stream detector, in place of predecoding and
+     * decoding: up to the source's width a cycle ({@code dsbUopsPerCycle}, or the issue width for the LSD),
+     * the taken jump at the end of an iteration ending the cycle's delivery.
+     */
+    private void deliver() {
+        int width = source == Simulator.UopSource.DSB ? core.loop().dsbUopsPerCycle() : core.issueWidth();
+        int uops = 0;
+        while (decodeNext < total && decodeNext - nextRetire + 2 * n < predecoded.length) {
+            int i = decodeNext % n;
+            int u = shape[i].decodeUops();
+            if (queuedUops + u > core.uopQueue() && queuedUops > 0 || uops + u > width && uops > 0) {
+                return;
+            }
+            born(decodeNext);
+            predecoded[decodeNext & mask] = now;
+            decoded[decodeNext & mask] = now;
+            queuedUops += u;
+            uops += u;
+            decodeNext++;
+            predecodeNext = decodeNext;
+            if (i == n - 1) {
+                return;
+            }
         }
     }
 
     /** Predecodes from the current aligned window into the instruction queue (see the class description). */
     void predecode() {
-        if (predecodeNext >= total) {
+        if (predecodeNext >= total || source != Simulator.UopSource.LEGACY) {
             return;
         }
         if (predecodeStall > 0) {

@@ -93,6 +93,15 @@ public final class Simulator {
         int[] generic = demands.get(params.generic());
         this.aluGroup = generic.length > 0 && generic[0] >= 0 ? generic[0] : -1;
         this.slowLeaGroup = core.slowLeaPorts().isEmpty() ? -1 : groupIds.getOrDefault(core.slowLeaPorts(), -1);
+        this.takenBranchGroup = core.loop().takenBranchPorts().isEmpty() ? -1
+                : groupIndex(core.loop().takenBranchPorts());
+    }
+
+    private final int takenBranchGroup;
+
+    /** The port group of a taken jump (the CPU's {@code takenBranchPorts}), or -1 to keep the row's. */
+    int takenBranchGroup() {
+        return takenBranchGroup;
     }
 
     private final int aluGroup;
@@ -149,11 +158,26 @@ public final class Simulator {
      */
     public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                           boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
-                          boolean storeForwarding) {
+                          boolean storeForwarding, LoopMode loopMode) {
         public Options {
             if (iterations < 1 || iterations > 100_000) {
                 throw new IllegalArgumentException("iterations must be in 1..100000, got " + iterations);
             }
+            loopMode = loopMode == null ? LoopMode.AUTO : loopMode;
+        }
+
+        /** Every switch given, loop mode {@link LoopMode#AUTO}. */
+        public Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
+                       boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
+                       boolean storeForwarding) {
+            this(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion, moveElimination,
+                    issueTimePorts, storeForwarding, LoopMode.AUTO);
+        }
+
+        /** These options with another loop mode. */
+        public Options withLoopMode(LoopMode mode) {
+            return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
+                    moveElimination, issueTimePorts, storeForwarding, mode);
         }
 
         /** The second-generation machine with every mechanism on. */
@@ -174,7 +198,7 @@ public final class Simulator {
         /** These options with another iteration count. */
         public Options withIterations(int iterations) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding);
+                    moveElimination, issueTimePorts, storeForwarding, loopMode);
         }
 
         /** These options with the named mechanisms off (as the command line's switches say). */
@@ -183,8 +207,90 @@ public final class Simulator {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration,
                     this.frontEnd && !frontEnd, this.microFusion && !microFusion,
                     this.moveElimination && !moveElimination, this.issueTimePorts && !issueTimePorts,
-                    this.storeForwarding && !storeForwarding);
+                    this.storeForwarding && !storeForwarding, loopMode);
         }
+    }
+
+    /**
+     * How a block runs (DESIGN.md §12): as a loop body whose last instruction branches back to its start, taken
+     * every iteration, or as BHive's straight-line code, unrolled back to back. {@code AUTO} runs a block that
+     * ends in a branch to its own start as a loop, any other block unrolled.
+     */
+    public enum LoopMode {
+        AUTO, LOOP, UNROLL
+    }
+
+    /**
+     * Where a block's micro-ops come from: the legacy decoders (always, for straight-line code), the decoded
+     * micro-op cache (DSB) or the loop stream detector (LSD).
+     */
+    public enum UopSource {
+        LEGACY, DSB, LSD
+    }
+
+    /**
+     * Whether {@code block} runs as a loop under {@code options} (always false on the first machine, which has no
+     * front end).
+     *
+     * @throws IllegalArgumentException for {@link LoopMode#LOOP} when the block does not end in a jump
+     */
+    public static boolean runsAsLoop(BasicBlock block, Options options) {
+        if (!options.secondGeneration()) {
+            return false;
+        }
+        return switch (options.loopMode()) {
+            case UNROLL -> false;
+            case AUTO -> branchesBackToStart(block);
+            case LOOP -> {
+                if (!endsInJump(block)) {
+                    throw new IllegalArgumentException("loop mode: the block does not end in a jump back to its "
+                            + "start (its last instruction is " + block.instruction(block.size() - 1).form() + ")");
+                }
+                yield true;
+            }
+        };
+    }
+
+    /**
+     * Refuses a block that {@link LoopMode#LOOP} cannot run (it does not end in a jump), as a block the
+     * estimator cannot predict.
+     */
+    static void checkLoopMode(BasicBlock block, Options options) {
+        if (options.loopMode() == LoopMode.LOOP && options.secondGeneration() && !endsInJump(block)) {
+            throw new dev.basalt.core.UnpredictableBlockException(LOOP_MODE_REFUSAL);
+        }
+    }
+
+    /** Why {@link LoopMode#LOOP} refuses a block. */
+    public static final String LOOP_MODE_REFUSAL = "--mode loop: the block does not end in a jump back to its start";
+
+    /** Whether the last instruction is a relative jump, conditional or not. */
+    public static boolean endsInJump(BasicBlock block) {
+        Instruction last = block.instruction(block.size() - 1);
+        String m = last.mnemonic();
+        if (!m.startsWith("j") && !m.startsWith("loop")) {
+            return false;
+        }
+        for (dev.basalt.decoder.Operand op : last.operands()) {
+            if (op instanceof dev.basalt.decoder.Operand.ImmediateOperand imm && imm.relative()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether the last instruction is a relative jump whose target is the block's first byte. */
+    static boolean branchesBackToStart(BasicBlock block) {
+        if (!endsInJump(block)) {
+            return false;
+        }
+        Instruction last = block.instruction(block.size() - 1);
+        for (dev.basalt.decoder.Operand op : last.operands()) {
+            if (op instanceof dev.basalt.decoder.Operand.ImmediateOperand imm && imm.relative()) {
+                return last.offset() + last.length() + imm.value() == 0;
+            }
+        }
+        return false;
     }
 
     /**
@@ -318,6 +424,39 @@ public final class Simulator {
             throw new IllegalArgumentException("bounds are those of the second machine: options " + options);
         }
         return Bounds.of(new BlockFacts(this, block, options));
+    }
+
+    /**
+     * How the front end runs a block (DESIGN.md §12).
+     *
+     * @param loop       whether it runs as a loop (else unrolled, as BHive's straight-line code)
+     * @param source     where its micro-ops come from
+     * @param fusedPairs the macro-fused pairs, each as the index of its flag-setting instruction
+     */
+    public record FrontEnd(boolean loop, UopSource source, List<Integer> fusedPairs) {
+        public FrontEnd {
+            fusedPairs = List.copyOf(fusedPairs);
+        }
+
+        /** {@code loop, micro-ops from the loop stream detector; macro-fused 2+3} and the like. */
+        public String describe() {
+            String s = loop ? "loop, micro-ops from " + switch (source) {
+                case LSD -> "the loop stream detector (LSD)";
+                case DSB -> "the micro-op cache (DSB)";
+                case LEGACY -> "the legacy decoders";
+            } : "unrolled (straight-line code)";
+            return fusedPairs.isEmpty() ? s : s + "; macro-fused " + fusedPairs.stream()
+                    .map(i -> i + "+" + (i + 1)).collect(java.util.stream.Collectors.joining(", "));
+        }
+    }
+
+    /** How the front end runs {@code block} under {@code options}: loop or not, micro-op source, fused pairs. */
+    public FrontEnd frontEnd(BasicBlock block, Options options) {
+        if (!options.secondGeneration()) {
+            return new FrontEnd(false, UopSource.LEGACY, List.of());
+        }
+        BlockFacts f = new BlockFacts(this, block, options);
+        return new FrontEnd(f.loop, f.source, f.fusedPairs());
     }
 
     /**

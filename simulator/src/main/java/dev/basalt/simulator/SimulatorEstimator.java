@@ -13,7 +13,7 @@ import java.util.Set;
  * iterations, stack engine on. Its per-instruction contributions are the average cycles each instruction
  * waited from dispatch to issue, scaled to sum to the prediction. Thread-safe.
  */
-public final class SimulatorEstimator implements ThroughputEstimator {
+public final class SimulatorEstimator implements LoopAware {
 
     private final String name;
     private final Map<Microarchitecture, Simulator> simulators;
@@ -24,6 +24,25 @@ public final class SimulatorEstimator implements ThroughputEstimator {
         this.simulators = new java.util.TreeMap<>();
         tables.forEach((m, p) -> simulators.put(m, new Simulator(p)));
         this.options = options;
+    }
+
+    private SimulatorEstimator(String name, Map<Microarchitecture, Simulator> simulators, Simulator.Options options,
+                               boolean shared) { // (shared: tells it from the public constructor, same erasure)
+        this.name = name;
+        this.simulators = simulators;
+        this.options = options;
+    }
+
+    @Override
+    public SimulatorEstimator withLoopMode(Simulator.LoopMode mode) {
+        return new SimulatorEstimator(name, simulators, options.withLoopMode(mode), true);
+    }
+
+    @Override
+    public Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(block, uarch);
+        Simulator.checkLoopMode(block, options);
+        return simulators.get(uarch).frontEnd(block, options);
     }
 
     /**
@@ -116,6 +135,7 @@ public final class SimulatorEstimator implements ThroughputEstimator {
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
+        Simulator.checkLoopMode(block, options);
         return run(block, uarch);
     }
 
