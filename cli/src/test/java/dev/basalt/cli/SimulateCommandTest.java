@@ -113,4 +113,36 @@ class SimulateCommandTest {
         assertEquals(2, params.exit());
         assertTrue(params.err().contains("--params is one CPU's table: give one --mcpu with it"), params.err());
     }
+
+    @Test
+    void aLoopSaysItsModeSourceAndFusedPairsAndModeLoopRefusesAStraightBlock() throws Exception {
+        // add rax, rbx; add rcx, rbx; dec rdx; jnz back: a loop; dec and jnz fuse.
+        String loop = "4801d84801d948ffca75f5";
+        CliRun skl = CliRun.of("simulate", "--mcpu", "skylake", "--timeline", loop);
+        assertEquals(0, skl.exit(), skl.err());
+        assertTrue(skl.out().contains("\n  mode: loop, micro-ops from the micro-op cache (DSB); macro-fused 2+3\n"),
+                skl.out());
+        assertTrue(skl.out().contains("(macro-fused with 2)"), "the timeline marks the fused jump: " + skl.out());
+        CliRun hsw = CliRun.of("simulate", "--mcpu", "haswell", loop);
+        assertTrue(hsw.out().contains("mode: loop, micro-ops from the loop stream detector (LSD)"), hsw.out());
+        CliRun unrolled = CliRun.of("simulate", "--mcpu", "skylake", "--mode", "unroll", loop);
+        assertTrue(unrolled.out().contains("mode: unrolled (straight-line code); macro-fused 2+3"), unrolled.out());
+        // --mode loop on a block that does not end in a jump: an error for that block, the others go on.
+        CliRun refused = CliRun.of("simulate", "--mcpu", "skylake", "--mode", "loop", "4801d8", loop);
+        assertEquals(2, refused.exit());
+        assertTrue(refused.err().contains("input 1 '4801d8': --mode loop: the block does not end in a jump back to "
+                + "its start"), refused.err());
+        assertTrue(refused.out().contains("block " + loop + " on skylake"), refused.out());
+        CliRun bad = CliRun.of("simulate", "--mode", "sideways", loop);
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("'sideways' is not a mode: use auto, loop or unroll"), bad.err());
+        // predict: json names mode, source and pairs; a model without loop mode refuses --mode.
+        com.fasterxml.jackson.databind.JsonNode n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                CliRun.of("predict", "--model", "bounds", "--mcpu", "skylake", "--format", "json", loop).out()).get(0);
+        assertEquals("loop", n.get("mode").asText());
+        assertEquals("dsb", n.get("uop_source").asText());
+        assertEquals("[[2,3]]", n.get("fused_pairs").toString());
+        CliRun llvm = CliRun.of("predict", "--model", "simulator-default", "--mode", "unroll", loop);
+        assertEquals(0, llvm.exit(), "the llvm-mca-like machine takes the mode and has no front end: " + llvm.err());
+    }
 }

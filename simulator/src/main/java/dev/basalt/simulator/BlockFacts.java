@@ -230,21 +230,29 @@ class BlockFacts {
     }
 
     /**
-     * Where a loop's micro-ops come from: the loop stream detector when the CPU has one and the loop fits in it
-     * (and holds no microcoded instruction); else the micro-op cache when every window of its code fits in the
-     * cache's ways and no jump is excluded by the JCC erratum; else the legacy decoders.
+     * Where a loop's micro-ops come from (as uiCA decides): the micro-op cache when every window of its code fits
+     * in the cache's ways and no jump is excluded by the JCC erratum, and then the loop stream detector instead
+     * when the CPU has one and the loop fits in it (and holds no microcoded instruction); else the legacy
+     * decoders.
      */
     private Simulator.UopSource uopSource(CoreParams.LoopFrontEnd lf) {
+        if (lf.dsbUopsPerCycle() == 0 || !fitsMicroOpCache(lf)) {
+            return Simulator.UopSource.LEGACY;
+        }
         boolean microcoded = false;
         for (InstructionShape s : shape) {
             microcoded |= s.microcoded();
         }
-        if (lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops()) {
-            return Simulator.UopSource.LSD;
-        }
-        if (lf.dsbUopsPerCycle() == 0) {
-            return Simulator.UopSource.LEGACY;
-        }
+        return lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops() ? Simulator.UopSource.LSD
+                : Simulator.UopSource.DSB;
+    }
+
+    /** How many iterations the loop stream detector issues as one (1 for any other source). */
+    int lsdCopies() {
+        return source == Simulator.UopSource.LSD ? core.loop().lsdCopies(iterationUops()) : 1;
+    }
+
+    private boolean fitsMicroOpCache(CoreParams.LoopFrontEnd lf) {
         int w = lf.dsbWindowBytes();
         int[] windowUops = new int[(int) ((offset[n - 1] + shape[n - 1].length()) / w) + 1];
         for (int i = 0; i < n; i++) {
@@ -255,16 +263,16 @@ class BlockFacts {
                 long begin = offset[first];
                 long end = offset[i] + shape[i].length(); // one past the last byte
                 if (begin / w != (end - 1) / w || end % w == 0) {
-                    return Simulator.UopSource.LEGACY;
+                    return false;
                 }
             }
         }
         for (int u : windowUops) {
             if (u > lf.dsbWindowUops()) {
-                return Simulator.UopSource.LEGACY;
+                return false;
             }
         }
-        return Simulator.UopSource.DSB;
+        return true;
     }
 
     private boolean isJump(int i) {

@@ -153,12 +153,13 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
         int width = lsd ? p.core.issueWidth() : p.core.loop().dsbUopsPerCycle();
         int uops = p.iterationUops();
         double cycles = Math.ceil(uops / (double) width);
-        if (lsd) {
+        if (lsd) { // it issues its unrolled copies as one: a cycle's group ends only at their end
+            int copies = p.lsdCopies();
             int slots = 0;
             for (int s : p.issueSlots) {
                 slots += s;
             }
-            cycles = Math.max(cycles, Math.ceil(slots / (double) p.core.issueWidth()));
+            cycles = Math.ceil((double) Math.max(uops, slots) * copies / p.core.issueWidth()) / copies;
         }
         return cycles;
     }

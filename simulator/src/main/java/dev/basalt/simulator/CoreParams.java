@@ -64,6 +64,8 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * @param takenBranchPorts the port group a taken branch executes on ("6"; empty: the row's)
      * @param lsdUops          the largest loop, in fused micro-ops, the loop stream detector replays (0: no LSD,
      *                         or disabled as on Skylake)
+     * @param lsdUnrolling     per loop size in fused micro-ops, how many copies of the loop the loop stream detector
+     *                         holds and issues as one (Haswell unrolls small loops, the uiCA paper; absent: 1)
      * @param dsbUopsPerCycle  fused micro-ops the decoded-micro-op cache (DSB) delivers a cycle (0: no DSB)
      * @param dsbWindowBytes   the code window the DSB caches by (32 bytes)
      * @param dsbWindowUops    fused micro-ops one window may hold in the DSB (3 ways of 6); a loop with more in one
@@ -72,18 +74,37 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      *                         cached in the DSB (Skylake's JCC erratum microcode update)
      */
     public record LoopFrontEnd(Map<String, List<String>> macroFusion, String takenBranchPorts, int lsdUops,
-                               int dsbUopsPerCycle, int dsbWindowBytes, int dsbWindowUops, boolean jccErratum) {
+                               Map<Integer, Integer> lsdUnrolling, int dsbUopsPerCycle, int dsbWindowBytes,
+                               int dsbWindowUops, boolean jccErratum) {
         /** No loop mechanisms: no fusion, branches on their rows' ports, legacy decoding only. */
-        public static final LoopFrontEnd NONE = new LoopFrontEnd(Map.of(), "", 0, 0, 32, 18, false);
+        public static final LoopFrontEnd NONE = new LoopFrontEnd(Map.of(), "", 0, Map.of(), 0, 32, 18, false);
 
         public LoopFrontEnd {
             macroFusion = macroFusion == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(macroFusion));
             takenBranchPorts = takenBranchPorts == null ? "" : takenBranchPorts;
+            lsdUnrolling = lsdUnrolling == null ? Map.of() : Map.copyOf(new java.util.TreeMap<>(lsdUnrolling));
+            if (lsdUnrolling.values().stream().anyMatch(u -> u < 1)) {
+                throw new IllegalArgumentException("lsdUnrolling: copies must be >= 1, got " + lsdUnrolling);
+            }
             if (lsdUops < 0 || dsbUopsPerCycle < 0 || dsbWindowBytes < 1 || dsbWindowUops < 1) {
                 throw new IllegalArgumentException("loop front end parameters out of range: lsdUops " + lsdUops
                         + ", dsbUopsPerCycle " + dsbUopsPerCycle + ", dsbWindowBytes " + dsbWindowBytes
                         + ", dsbWindowUops " + dsbWindowUops);
             }
+        }
+
+        /** How many copies of a loop of {@code uops} fused micro-ops the loop stream detector issues as one. */
+        public int lsdCopies(int uops) {
+            return lsdUnrolling.getOrDefault(uops, 1);
+        }
+
+        /** Haswell's loop stream detector unrolling (the uiCA paper's measurements): loop size → copies. */
+        static Map<Integer, Integer> haswellUnrolling() {
+            Map<Integer, Integer> u = new java.util.TreeMap<>();
+            for (int uops = 1; uops <= 28; uops++) {
+                u.put(uops, uops <= 4 ? 8 : uops == 5 ? 6 : uops == 6 ? 5 : uops <= 8 ? 4 : uops <= 12 ? 3 : 2);
+            }
+            return u;
         }
 
         /** Whether a conditional jump (upper-case mnemonic) fuses with the flag-setting instruction before it. */
@@ -152,16 +173,17 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
                     4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, 6, 32, 18, true));
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true));
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
                     Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 28, 4, 32, 18, false));
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false));
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
                     Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
                     Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
                     List.of("LZCNT", "POPCNT", "TZCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, 4, 32, 18, false));
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, LoopFrontEnd.haswellUnrolling(), 4,
+                            32, 18, false));
         };
     }
 }

@@ -42,6 +42,7 @@ final class Pipeline extends BlockFacts {
     private final int[] lockBack;
     // Execution fences: how many instances back the nearest earlier fence is (0: none in the block).
     private final int[] fenceBack;
+    private final int lsdCopies; // iterations the loop stream detector issues as one
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
     private final int[] loadOffset;
@@ -135,6 +136,7 @@ final class Pipeline extends BlockFacts {
         }
         this.lockBack = distanceBack(locked);
         this.fenceBack = distanceBack(fence);
+        this.lsdCopies = lsdCopies();
         this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
@@ -602,8 +604,8 @@ final class Pipeline extends BlockFacts {
             int j = renameNext;
             int i = j % n;
             int uops = issueSlots[i];
-            if (i == 0 && source == Simulator.UopSource.LSD && slots < core.issueWidth()) {
-                return; // the loop stream detector does not issue two iterations' micro-ops in one cycle
+            if (i == 0 && source == Simulator.UopSource.LSD && slots < core.issueWidth() && (j / n) % lsdCopies == 0) {
+                return; // the loop stream detector does not issue two of its (unrolled) loops in one cycle
             }
             if (renamedSlotsOfCurrent == 0) {
                 if (uops > slots && uops <= core.issueWidth()) {
@@ -792,8 +794,8 @@ final class Pipeline extends BlockFacts {
             uops += u;
             decodeNext++;
             predecodeNext = decodeNext;
-            if (i == n - 1) {
-                return;
+            if (i == n - 1 && (source == Simulator.UopSource.DSB || decodeNext / n % lsdCopies == 0)) {
+                return; // a taken jump ends the cycle's delivery (the LSD's at the end of its unrolled copies)
             }
         }
     }

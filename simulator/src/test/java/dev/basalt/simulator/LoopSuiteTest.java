@@ -27,8 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 3, aesenc 7 on Haswell and 4 on Skylake, vaddps 3/4/3, vfmadd 5/4, adc 2/1/2); POPCNT, LZCNT and TZCNT wait
  * for their destination on Haswell (only POPCNT on Skylake; on Ivy Bridge LZCNT/TZCNT run as BSR/BSF, which
  * read it); the JCC erratum keeps a jump that ends on a 32-byte boundary out of Skylake's micro-op cache, so
- * such a loop is decoded by the legacy decoders (16 bytes predecoded a cycle). {@code NO}: the CPU does not
- * have the instruction (the estimators refuse the block); {@code UNCHECKED}: no published fact was checked.
+ * such a loop is decoded by the legacy decoders (16 bytes predecoded a cycle); the loop stream detector (Ivy
+ * Bridge, Haswell: at most 56 micro-ops), the micro-op cache widths (4, 4, 6) and Haswell's unrolling are uiCA's.
+ * {@code NO}: the CPU does not have the instruction (the estimators refuse the block); {@code UNCHECKED}: no
+ * published fact was checked.
  */
 class LoopSuiteTest {
 
@@ -119,6 +121,14 @@ class LoopSuiteTest {
                 // and the branch share ports 0, 1, 5.
                 new Loop("fused-four", "4801d84801da4801de4839cf75f2", "add rax, rbx; add rdx, rbx; add rsi, rbx; "
                         + "cmp rdi, rcx; jne", 1, 1, 4.0 / 3),
+                // Where the micro-ops come from, with NOPs (no port) so that only the front end counts. n fused
+                // micro-ops an iteration. Haswell's loop stream detector holds U copies of a small loop and issues
+                // them as one, 4 a cycle (U = 6 for 5 micro-ops, 5 for 6, 4 for 7: ceil(n·U/4)/U); Ivy Bridge's
+                // does not unroll (ceil(n/4)); Skylake's micro-op cache delivers 6 a cycle, none after the taken
+                // jump (ceil(n/6)), and its renamer issues 4 a cycle (n/4).
+                new Loop("nop4", "9090909048ffc975f7", "nop (4 times); dec rcx; jnz", 8.0 / 6, 1.25, 2),
+                new Loop("nop5", "909090909048ffc975f6", "nop (5 times); dec rcx; jnz", 8.0 / 5, 1.5, 2),
+                new Loop("nop6", "90909090909048ffc975f5", "nop (6 times); dec rcx; jnz", 7.0 / 4, 2, 2),
                 // The JCC erratum: the jnz ends on byte 32, so Skylake decodes this loop with the legacy decoders:
                 // two 16-byte windows, two predecode cycles. Haswell and Ivy Bridge replay it from the loop stream
                 // detector: 4 micro-ops a cycle (Ivy Bridge: 4 on ports 0, 1, 5).
