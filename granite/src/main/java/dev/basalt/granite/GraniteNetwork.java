@@ -120,11 +120,11 @@ final class GraniteNetwork {
         // Gathers and sums are sparse products (Rows explains why: reproducible gradients, and speed).
         NDArray x = Rows.gather(batch, p("node.embedding"), b.tokens);
         NDArray e = Rows.gather(batch, p("edge.embedding"), b.edgeTypes);
-        NDArray g = batch.create(b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
+        NDArray g = Rows.constant(batch, b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
                 .add(p("global.b"));
         NDArray prior = null;
         if (config.hasPrior()) {
-            prior = batch.create(b.prior, new Shape(b.graphs, heads));
+            prior = Rows.constant(batch, b.prior, new Shape(b.graphs, heads));
             g = g.add(prior.add(1f).log().matMul(p("prior.w")));
         }
         for (int step = 0; step < config.steps(); step++) {

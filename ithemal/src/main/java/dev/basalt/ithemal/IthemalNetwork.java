@@ -74,7 +74,7 @@ final class IthemalNetwork {
         NDArray block = Rows.gather(m, blockStates.reshape(-1, h), b.lastInstruction);
         NDArray prior = null;
         if (config.hasPrior()) {
-            prior = m.create(b.prior, new Shape(b.blocks, heads));
+            prior = Rows.constant(m, b.prior, new Shape(b.blocks, heads));
             block = block.add(prior.add(1f).log().matMul(w("prior.w")));
         }
         NDList perHead = new NDList();

@@ -48,6 +48,10 @@ class BlockFacts {
     // every younger one waits for it.
     final boolean[] fence;
     final boolean[] memoryAccess;
+    // Store fences (sfence): each waits for every older store to finish, and every younger store waits for it;
+    // loads pass it.
+    final boolean[] storeFence;
+    final boolean[] storing;
     // Sources, in consumer order (Simulator.Sources).
     final int[] start;
     final int[] producers;
@@ -84,6 +88,8 @@ class BlockFacts {
         this.locked = new boolean[n];
         this.fence = new boolean[n];
         this.memoryAccess = new boolean[n];
+        this.storeFence = new boolean[n];
+        this.storing = new boolean[n];
         // Per-instruction facts come from the simulator's cache (InstructionFacts); only what depends on the
         // block — the stack engine's synchronisation micro-ops, the sources — is added here.
         Map<Decoding, InstructionFacts> known = simulator.facts().forSwitches(options);
@@ -142,6 +148,8 @@ class BlockFacts {
             String mnemonic = insn.mnemonic();
             fence[i] = options.secondGeneration() && (mnemonic.equals("lfence") || mnemonic.equals("mfence")
                     || mnemonic.equals("cpuid"));
+            storeFence[i] = options.secondGeneration() && mnemonic.equals("sfence");
+            storing[i] = options.secondGeneration() && f.stores();
             if (core.lockCycles() > 0) {
                 locked[i] = f.locked() || mnemonic.equals("mfence");
                 memoryAccess[i] = f.loads() > 0 || f.stores();

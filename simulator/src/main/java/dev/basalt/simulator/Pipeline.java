@@ -42,6 +42,8 @@ final class Pipeline extends BlockFacts {
     private final int[] lockBack;
     // Execution fences: how many instances back the nearest earlier fence is (0: none in the block).
     private final int[] fenceBack;
+    // Store fences: how many instances back the nearest earlier sfence is (0: none in the block).
+    private final int[] storeFenceBack;
     private final int lsdCopies; // iterations the loop stream detector issues as one
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
@@ -136,6 +138,7 @@ final class Pipeline extends BlockFacts {
         }
         this.lockBack = distanceBack(locked);
         this.fenceBack = distanceBack(fence);
+        this.storeFenceBack = distanceBack(storeFence);
         this.lsdCopies = lsdCopies();
         this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
@@ -445,6 +448,15 @@ final class Pipeline extends BlockFacts {
             notBefore[at] = now + 1; // a younger memory access waits for the lock before it
             return false;
         }
+        if (storeFence[i] && !olderStoresFinished(j)) {
+            notBefore[at] = now + 1; // sfence executes once the older stores have finished
+            return false;
+        }
+        if (storing[i] && storeFenceBack[i] > 0 && j - storeFenceBack[i] >= nextRetire
+                && done[(j - storeFenceBack[i]) & mask] > now) {
+            notBefore[at] = now + 1; // and a younger store waits for it
+            return false;
+        }
         int waitingFor = blocker[at];
         if (waitingFor >= 0) {
             if (done[waitingFor & mask] == Long.MAX_VALUE) {
@@ -530,6 +542,16 @@ final class Pipeline extends BlockFacts {
     private boolean olderFinished(int j) {
         for (int k = nextRetire; k < j; k++) {
             if (done[k & mask] > now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether store fence instance {@code j} may execute: every older store has finished. */
+    private boolean olderStoresFinished(int j) {
+        for (int k = nextRetire; k < j; k++) {
+            if (storing[k % n] && done[k & mask] > now) {
                 return false;
             }
         }

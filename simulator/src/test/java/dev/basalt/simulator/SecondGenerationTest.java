@@ -96,6 +96,17 @@ class SecondGenerationTest {
     }
 
     @Test
+    void sfenceOrdersStoresButNotLoads() {
+        // mov [rdi], rcx; sfence. The fence waits for the older store and the next store for the fence: the
+        // store's address micro-op, its data micro-op a cycle later, done a cycle after that (latency 1), then
+        // sfence's latency 2 — 4 cycles an iteration instead of the store port's 1.
+        assertEquals(4.0, cycles(haswell, "48890f0faef8", all), 1e-9);
+        assertEquals(1.0, cycles(haswell, "48890f", all), 1e-9);
+        // Loads pass it: mov rax, [rdi]; sfence runs at the issue width (3 fused micro-ops, 0.75 cycles).
+        assertEquals(0.75, cycles(haswell, "488b070faef8", all), 1e-9);
+    }
+
+    @Test
     void ivyBridgeLoadsConflictInACacheBank() {
         // mov rdi, [rbx+0x80]; mov edx, r10d; xor esi, esi; mov rax, [rdi]. In BHive's harness rbx and every
         // quadword of the page hold 0x2324000, so the loads read page offsets 0x080 and 0x000: the same 4-byte bank

@@ -5,6 +5,7 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
+import ai.djl.pytorch.engine.PtNDArray;
 import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
 
@@ -309,8 +310,8 @@ public final class MultiTaskTrainer<B> {
             headWeight[c] = headWeight[c] > 0 ? 1f / (headWeight[c] * present) : 0f;
         }
         Shape shape = new Shape(examples.size(), heads);
-        NDArray target = m.create(y, shape);
-        NDArray weights = m.create(mask, shape).mul(m.create(headWeight, new Shape(1, heads)));
+        NDArray target = Rows.constant(m, y, shape);
+        NDArray weights = Rows.constant(m, mask, shape).mul(Rows.constant(m, headWeight, new Shape(1, heads)));
         return predicted.sub(target).abs().div(target).mul(weights).sum();
     }
 
@@ -351,15 +352,15 @@ public final class MultiTaskTrainer<B> {
     }
 
     /**
-     * Sets the parameters' gradients to zero by overwriting them. Not {@code GradientCollector.zeroGradients}:
-     * it subtracts each gradient from itself, which leaves a NaN or infinity in place, and walks every array
-     * the engine holds.
+     * Sets the parameters' gradients to zero in place, in the engine ({@code zero_()}). Not
+     * {@code GradientCollector.zeroGradients}: it subtracts each gradient from itself, which leaves a NaN or
+     * infinity in place, and walks every array the engine holds. Not {@code NDArray.set(float[])} either: DJL
+     * makes the gradient <em>alias</em> a new Java buffer each step (no copy), kept alive only by a wrapper that
+     * piles up in the parameters' manager.
      */
     private static void zeroGradients(Map<String, NDArray> params) {
         for (NDArray p : params.values()) {
-            // Not closed: the wrapper shares the gradient's native handle (closing it frees the gradient).
-            NDArray g = p.getGradient();
-            g.set(new float[(int) g.size()]);
+            JniUtils.zeroGrad((PtNDArray) p);
         }
     }
 

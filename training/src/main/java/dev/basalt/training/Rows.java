@@ -11,17 +11,40 @@ import ai.djl.pytorch.jni.JniUtils;
  * Row gathers and segment sums for the learned models.
  *
  * <p>Segment sums are products with a sparse 0/1 matrix: a dense [nodes × edges] matrix made epochs 4× slower.
- * Of the formulations we tried (sparse products, {@code torch.gather}, padded gathers with dense one-hot
- * products) this one gave the fewest non-finite gradients — about one batch in a thousand, from finite inputs,
- * not reproducible, so most likely native memory reuse in the engine; {@link MultiTaskTrainer} skips such a
- * batch and counts it.
+ * About once in a few thousand steps the backward pass still gives a non-finite gradient from finite inputs that
+ * a recomputation of the same step does not give; {@link MultiTaskTrainer} recomputes such a step, so the run
+ * does not depend on it.
  *
  * <p>Reproducibility: the CPU backward of a gather accumulates with atomic adds when several threads share
- * the work, so {@link MultiTaskTrainer} trains on one PyTorch thread.
+ * the work, so {@link MultiTaskTrainer} trains on one PyTorch thread; and every array made from Java data is an
+ * engine-owned copy ({@link #constant}), so no result depends on where a Java buffer happens to lie or whether
+ * it was collected. Before both, two runs of the same training agreed for 14 epochs and then drifted apart.
  */
 public final class Rows {
 
     private Rows() {
+    }
+
+    /**
+     * {@code data} as an array in memory the engine owns, owned by {@code m}. Not {@code NDManager.create} alone:
+     * DJL's array then <em>aliases</em> a Java buffer that lives as long as that wrapper, while the engine may keep
+     * the tensor longer (an index saved for the backward pass, a sparse tensor's coordinates); a collected buffer
+     * then reads as garbage. Every array built from Java data that enters a computation goes through here.
+     */
+    public static NDArray constant(NDManager m, float[] data, Shape shape) {
+        return owned(m, m.create(data, shape));
+    }
+
+    /** {@link #constant(NDManager, float[], Shape)} for indices. */
+    public static NDArray constant(NDManager m, long[] data, Shape shape) {
+        return owned(m, m.create(data, shape));
+    }
+
+    private static NDArray owned(NDManager m, NDArray aliasing) {
+        NDArray copy = aliasing.duplicate(); // a clone in the engine's memory
+        copy.attach(m);
+        aliasing.close();
+        return copy;
     }
 
     /** Rows {@code index[k]} of {@code table} [n × d], as [index.length × d], owned by {@code m}. */
@@ -32,7 +55,7 @@ public final class Rows {
                 throw new IndexOutOfBoundsException("row " + i + " of a " + rows + "-row table");
             }
         }
-        NDArray out = table.get(new NDIndex("{}", m.create(index)));
+        NDArray out = table.get(new NDIndex("{}", constant(m, index, new Shape(index.length))));
         out.attach(m); // a parameter table's results would otherwise live as long as the model
         return out;
     }
@@ -43,20 +66,20 @@ public final class Rows {
         if (n == 0) {
             return m.zeros(new Shape(segments, values.getShape().get(1)));
         }
-        long[] columns = new long[n];
+        long[] coordinates = new long[2 * n]; // [2 × n]: row (segment), column (k)
         float[] ones = new float[n];
         for (int k = 0; k < n; k++) {
             if (segmentOf[k] < 0 || segmentOf[k] >= segments) {
                 throw new IndexOutOfBoundsException("segment " + segmentOf[k] + " of " + segments);
             }
-            columns[k] = k;
+            coordinates[k] = segmentOf[k];
+            coordinates[n + k] = k;
             ones[k] = 1f;
         }
         // Not NDManager.createCoo: it closes its index and value arrays at once while the sparse tensor still
-        // shares their Java-owned memory, which the collector may then free (we saw garbage indices). Here both
-        // arrays stay in m for as long as the sparse tensor can be used.
-        PtNDArray indices = (PtNDArray) m.create(new long[][] {segmentOf, columns});
-        PtNDArray entries = (PtNDArray) m.create(ones);
+        // shares their memory. Here both are engine-owned copies (constant) kept in m.
+        PtNDArray indices = (PtNDArray) constant(m, coordinates, new Shape(2, n));
+        PtNDArray entries = (PtNDArray) constant(m, ones, new Shape(n));
         return JniUtils.createSparseCoo(indices, entries, new Shape(segments, n)).matMul(values);
     }
 }
