@@ -112,6 +112,11 @@ final class PredictCommand implements Callable<Integer> {
     }
 
     /** {@code text} as one CSV cell: quoted when it holds a comma, a quote or a line break. */
+    /** The 90% interval's two cells (empty for an estimator without intervals), each after a comma. */
+    private static String csvInterval(Prediction p) {
+        return p.interval().map(iv -> String.format(Locale.ROOT, ",%.4f,%.4f", iv.low(), iv.high())).orElse(",,");
+    }
+
     private static String csvCell(String text) {
         return text.contains(",") || text.contains("\"") || text.contains("\n")
                 ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
@@ -219,7 +224,8 @@ final class PredictCommand implements Callable<Integer> {
         // Details (the bounds of `bounds`) each get their own column, in the first CPU's estimator's order.
         List<String> details = estimators.isEmpty() ? List.of() : estimators.get(cpus.get(0)).detailNames();
         if (format.equals("csv")) {
-            out.println("hex,mcpu,cycles_per_iteration" + (explain ? ",baseline,contributions" : "")
+            out.println("hex,mcpu,cycles_per_iteration,interval_low,interval_high"
+                    + (explain ? ",baseline,contributions" : "")
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note");
         }
         int k = 0;
@@ -238,7 +244,8 @@ final class PredictCommand implements Callable<Integer> {
                 switch (format) {
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
                             + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
-                                    p.cyclesPerIteration()) + (explain ? csvExplanation(p) : "") + csvDetails(p, details)
+                                    p.cyclesPerIteration()) + csvInterval(p) + (explain ? csvExplanation(p) : "")
+                                    + csvDetails(p, details)
                                     + "," + csvCell(p.note())));
                     case "json" -> {
                         ObjectNode n = json.addObject();
@@ -249,6 +256,10 @@ final class PredictCommand implements Callable<Integer> {
                             n.put("error", error);
                         } else {
                             n.put("cycles_per_iteration", p.cyclesPerIteration());
+                            p.interval().ifPresent(iv -> {
+                                n.put("interval_low", iv.low());
+                                n.put("interval_high", iv.high());
+                            });
                             p.details().forEach(n::put);
                             if (estimators.get(m) instanceof dev.basalt.simulator.LoopAware aware) {
                                 dev.basalt.simulator.Simulator.FrontEnd fe = aware.frontEnd(block, m);
@@ -273,7 +284,9 @@ final class PredictCommand implements Callable<Integer> {
                     default -> {
                         out.println(p == null ? in + "  " + m + "  error: " + error
                                 : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
-                                        p.cyclesPerIteration()) + textDetails(p));
+                                        p.cyclesPerIteration()) + p.interval().map(iv -> String.format(Locale.ROOT,
+                                        "  (90%% interval %.2f–%.2f)", iv.low(), iv.high())).orElse("")
+                                        + textDetails(p));
                         if (p != null) {
                             p.notes().forEach(note -> out.println("    note: " + note));
                         }

@@ -82,6 +82,10 @@ final class TrainCommand implements Callable<Integer> {
             + "network learns to correct, or 'none' for the plain network (default: simulator).")
     String prior;
 
+    @Option(names = "--hybrid", negatable = true, description = "Also feed the network the prior's per-instruction "
+            + "statistics (each bound's share, the critical cycle, the limiting bound); needs a prior that gives them.")
+    Boolean hybrid;
+
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs to train heads for "
             + "(default: every CPU with measurements).")
     List<String> mcpus;
@@ -109,12 +113,17 @@ final class TrainCommand implements Callable<Integer> {
         BadInputException.atLeast("--embedding", embedding, 1);
         BadInputException.atLeast("--iterations", steps, 1);
         BadInputException.positive("--lr", learningRate);
-        TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior);
+        TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior,
+                hybrid);
         for (TrainingOptions.Option given : options.given()) {
             if (!provider.options().contains(given)) {
                 throw new BadInputException(flag(given) + " is " + usedBy(given) + " option, not one of "
                         + provider.name());
             }
+        }
+        if (Boolean.TRUE.equals(hybrid) && prior != null && (prior.isBlank() || prior.equals("none"))) {
+            throw new BadInputException("--hybrid takes the prior's statistics: it needs a prior, not --prior "
+                    + "none");
         }
         PrintWriter o = spec.commandLine().getOut();
         if (dataDir != null) {
@@ -199,14 +208,25 @@ final class TrainCommand implements Callable<Integer> {
             }
             double minutes = (System.nanoTime() - t0) / 60e9;
             List<Evaluation> report = new ArrayList<>();
+            List<String> intervals = new ArrayList<>();
             for (Microarchitecture m : cpus) {
                 List<LabelledBlock> t = test.stream().filter(b -> b.hasLabel(m)).toList();
-                double[] predicted = model.predictAll(t.stream().map(LabelledBlock::block).toList(), m).stream()
-                        .mapToDouble(p -> Math.max(1e-3, p.cyclesPerIteration())).toArray();
+                List<dev.basalt.core.Prediction> ps = model.predictAll(t.stream().map(LabelledBlock::block).toList(), m);
+                double[] predicted = ps.stream().mapToDouble(p -> Math.max(1e-3, p.cyclesPerIteration())).toArray();
                 double[] measured = t.stream().mapToDouble(b -> b.throughput(m).orElseThrow()).toArray();
                 report.add(Evaluation.of(modelName, data.name(), "test", m, predicted, measured));
+                long inside = java.util.stream.IntStream.range(0, ps.size())
+                        .filter(i -> ps.get(i).interval().map(iv -> iv.contains(measured[i])).orElse(false)).count();
+                if (!t.isEmpty() && ps.get(0).interval().isPresent()) {
+                    intervals.add(String.format(Locale.ROOT, "%s %.1f%%", m.llvmName(), 100.0 * inside / t.size()));
+                }
             }
             o.print(Evaluation.markdownTable(report));
+            o.println(intervals.isEmpty()
+                    ? "no prediction intervals: too few validation blocks per CPU with a positive prediction to "
+                            + "calibrate them (at least " + dev.basalt.training.Calibration.MIN_PER_BIN + ")"
+                    : "90% prediction intervals (calibrated on the validation split), test blocks inside: "
+                            + String.join(", ", intervals));
             Provenance provenance = model.newProvenance(command).withData(data.fingerprint(), SPLIT)
                     .with("dataset", data.name())
                     .with("trainBlocks", train.size())
@@ -231,6 +251,7 @@ final class TrainCommand implements Callable<Integer> {
             case EPOCHS -> "--epochs";
             case SEED -> "--seed";
             case PRIOR -> "--prior";
+            case HYBRID -> "--hybrid";
         };
     }
 

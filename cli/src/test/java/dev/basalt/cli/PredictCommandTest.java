@@ -34,12 +34,12 @@ class PredictCommandTest {
                 input.toString(), "--format", "csv");
         assertEquals(2, r.exit(), r.err());
         List<String> lines = r.out().strip().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,note", lines.get(0));
+        assertEquals("hex,mcpu,cycles_per_iteration,interval_low,interval_high,note", lines.get(0));
         assertEquals(7, lines.size(), r.out());
-        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL) + ",",
-                lines.get(1), "an ordinary block: an empty note");
-        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE) + ",",
-                lines.get(2));
+        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL)
+                + ",,,", lines.get(1), "an ordinary block: no interval (the simulator gives none), an empty note");
+        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE)
+                + ",,,", lines.get(2));
         assertTrue(lines.get(3).startsWith("zz,haswell,error: "), lines.get(3));
         assertTrue(lines.get(5).startsWith("488b5c2408488b7c241031d24889de,haswell,"), lines.get(5));
     }
@@ -231,7 +231,7 @@ class PredictCommandTest {
         assertTrue(r.out().contains("no measurements back this CPU"), r.out());
         CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
         assertEquals(0, csv.exit(), csv.err());
-        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3) + ",", csv.out().lines().skip(1)
+        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3) + ",,,", csv.out().lines().skip(1)
                 .findFirst().orElseThrow());
         assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
 
@@ -251,9 +251,10 @@ class PredictCommandTest {
         CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,predecoder,decoders,delivery,issue,ports,latency,note",
+        assertEquals("hex,mcpu,cycles_per_iteration,interval_low,interval_high,predecoder,decoders,delivery,issue,ports,"
+                + "latency,note",
                 lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", hex,
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,", hex,
                 b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.delivery(), b.issue(), b.ports(), b.latency()),
                 lines.get(1));
         assertEquals(3.0, b.decoders(), 1e-9);
@@ -263,6 +264,27 @@ class PredictCommandTest {
         assertEquals(b.decoders(), n.get("decoders").asDouble(), 1e-9);
         assertEquals(b.latency(), n.get("latency").asDouble(), 1e-9);
         assertEquals(b.cyclesPerIteration(), n.get("cycles_per_iteration").asDouble(), 1e-9);
+    }
+
+    @Test
+    void aLearnedModelsPredictionCarriesItsNinetyPercentInterval() throws Exception {
+        for (String model : List.of("granite", "ithemal")) {
+            CliRun csv = CliRun.of("predict", "--model", model, "--mcpu", "haswell", "--format", "csv",
+                    "4889de4889c24c89ff");
+            assertEquals(0, csv.exit(), csv.err());
+            String[] cells = csv.out().lines().skip(1).findFirst().orElseThrow().split(",", -1);
+            double cycles = Double.parseDouble(cells[2]);
+            double low = Double.parseDouble(cells[3]);
+            double high = Double.parseDouble(cells[4]);
+            assertTrue(low > 0 && low < cycles && cycles < high, model + ": " + String.join(",", cells));
+            JsonNode json = new ObjectMapper().readTree(CliRun.of("predict", "--model", model, "--mcpu", "haswell",
+                    "--format", "json", "4889de4889c24c89ff").out()).get(0);
+            assertEquals(low, json.get("interval_low").asDouble(), 1e-4, json.toString());
+            assertEquals(high, json.get("interval_high").asDouble(), 1e-4, json.toString());
+            CliRun text = CliRun.of("predict", "--model", model, "--mcpu", "haswell", "4889de4889c24c89ff");
+            assertTrue(text.out().contains(String.format(Locale.ROOT, "(90%% interval %.2f–%.2f)", low, high)),
+                    text.out());
+        }
     }
 
     @Test

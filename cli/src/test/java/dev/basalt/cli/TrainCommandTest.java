@@ -28,8 +28,13 @@ class TrainCommandTest {
                 "--iterations", "1", "--mcpu", "haswell", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("epoch 1: loss") && r.out().contains("| granite | haswell |"), r.out());
+        // The validation split's ~1,000 Haswell blocks calibrate the intervals, and the test split checks them.
+        assertTrue(r.out().contains("90% prediction intervals (calibrated on the validation split), test blocks "
+                + "inside: haswell "), r.out());
         try (GraniteModel m = GraniteModel.load(out)) {
             assertEquals(java.util.List.of(Microarchitecture.HASWELL), m.cpus());
+            assertTrue(m.calibration().isPresent());
+            assertEquals(6, m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).intervals().size());
             assertEquals("simulator", m.config().prior());
             assertTrue(m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).cyclesPerIteration() > 0);
             // The provenance says how the model was made, and pins the prior as well as the prior allows.
@@ -57,7 +62,11 @@ class TrainCommandTest {
                 "--embedding", "8", "--prior", "none", "--seed", "5", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("| ithemal | ivybridge |"), r.out());
+        // Eight-wide and one epoch, it predicts 0 for most blocks: too few usable blocks to calibrate, said so.
         try (IthemalModel m = IthemalModel.load(out)) {
+            if (m.calibration().isEmpty()) {
+                assertTrue(r.out().contains("no prediction intervals: too few validation blocks"), r.out());
+            }
             assertEquals(3, m.cpus().size());
             assertEquals(null, m.config().prior());
             assertEquals(5L, m.config().seed());
@@ -73,6 +82,9 @@ class TrainCommandTest {
         CliRun a = CliRun.of("train", "ithemal", "--iterations", "2", "--out", dir.resolve("x").toString());
         assertEquals(2, a.exit());
         assertTrue(a.err().contains("--iterations is a granite option"), a.err());
+        CliRun h = CliRun.of("train", "granite", "--hybrid", "--prior", "none", "--out", dir.resolve("x").toString());
+        assertEquals(2, h.exit());
+        assertTrue(h.err().contains("--hybrid takes the prior's statistics: it needs a prior"), h.err());
         CliRun b = CliRun.of("train", "oracle", "--out", dir.resolve("y").toString());
         assertEquals(2, b.exit());
         assertTrue(b.err().contains("unknown model 'oracle'") && b.err().contains("granite, ithemal"), b.err());

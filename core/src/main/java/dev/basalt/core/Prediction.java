@@ -18,9 +18,11 @@ import java.util.Map;
  * @param notes              what the user should know before trusting the number: instructions whose cost no
  *                           estimator models ({@link UnmodelledInstructions}), table rows the simulator lacked;
  *                           empty when nothing is known to be wrong
+ * @param intervals          prediction intervals at several levels, by increasing level (a learned model's, from
+ *                           its calibration); empty when the estimator gives none
  */
 public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
-                         Map<String, Double> details, List<String> notes) {
+                         Map<String, Double> details, List<String> notes, List<Interval> intervals) {
 
     public Prediction {
         if (!Double.isFinite(baseline)) {
@@ -33,6 +35,13 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
         contributions = List.copyOf(contributions);
         details = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
         notes = List.copyOf(notes);
+        intervals = List.copyOf(intervals);
+    }
+
+    /** A prediction without intervals. */
+    public Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
+                      Map<String, Double> details, List<String> notes) {
+        this(cyclesPerIteration, contributions, baseline, details, notes, List.of());
     }
 
     /** A prediction with details and no notes. */
@@ -48,7 +57,22 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
         }
         List<String> all = new java.util.ArrayList<>(notes);
         all.addAll(more);
-        return new Prediction(cyclesPerIteration, contributions, baseline, details, all);
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, all, intervals);
+    }
+
+    /** This prediction with {@code levels} as its intervals. */
+    public Prediction withIntervals(List<Interval> levels) {
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, notes, levels);
+    }
+
+    /** The interval at {@code level}, when the estimator gives one. */
+    public java.util.Optional<Interval> interval(double level) {
+        return intervals.stream().filter(i -> Math.abs(i.level() - level) < 1e-9).findFirst();
+    }
+
+    /** The 90% interval ({@link Interval#DEFAULT_LEVEL}), when the estimator gives one. */
+    public java.util.Optional<Interval> interval() {
+        return interval(Interval.DEFAULT_LEVEL);
     }
 
     /** The notes as one line ({@code ""} without any), for a CSV cell or a JSON value. */

@@ -27,6 +27,7 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +37,8 @@ import java.util.TreeMap;
 /**
  * Writes an {@link Evaluator.Result}: {@code results.md} (the table to paste), {@code results.csv} (every
  * metric), {@code predictions.csv} (every prediction) and three PNG figures — predicted vs measured on
- * log-log axes per estimator and CPU, MAPE by instruction count, MAPE by BHive source application. Each file
+ * log-log axes per estimator and CPU, MAPE by instruction count, MAPE by BHive source application — and, when an
+ * estimator gives prediction intervals, their table in {@code results.md} and {@code reliability.png}. Each file
  * is written atomically and only once everything is computed, so an interrupted run leaves no partial file.
  */
 public final class EvalReport {
@@ -63,6 +65,9 @@ public final class EvalReport {
         }
         out.put("mape-by-size.png", bySize(r));
         out.put("mape-by-source.png", bySource(r));
+        if (r.rows().stream().anyMatch(x -> x.intervals().isPresent())) {
+            out.put("reliability.png", reliability(r));
+        }
         for (Map.Entry<String, byte[]> e : out.entrySet()) {
             Path f = dir.resolve(e.getKey());
             byte[] bytes = e.getValue();
@@ -91,6 +96,27 @@ public final class EvalReport {
                     100 * e.mape(), 100 * e.medianApe(), 100 * e.p90Ape(), 100 * e.p99Ape(), e.kendallTau(),
                     e.spearmanRho(), row.blocksPerSecond()));
         }
+        List<Evaluator.Row> withIntervals = r.rows().stream().filter(x -> x.intervals().isPresent()).toList();
+        if (!withIntervals.isEmpty()) {
+            double[] levels = withIntervals.get(0).intervals().get().levels();
+            sb.append("\nPrediction intervals: the share of blocks whose measurement lies inside the interval at each "
+                    + "nominal level (calibration), and the median width of the 90% interval relative to the "
+                    + "prediction (sharpness).\n\n| CPU | estimator | blocks");
+            StringBuilder rule = new StringBuilder("|---|---|---:");
+            for (double l : levels) {
+                sb.append(String.format(Locale.ROOT, " | %.0f%%", 100 * l));
+                rule.append("|---:");
+            }
+            sb.append(" | median width (90%) |\n").append(rule).append("|---:|\n");
+            for (Evaluator.Row row : withIntervals) {
+                Evaluator.IntervalScore sc = row.intervals().get();
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %d", row.uarch(), row.estimator(), sc.blocks()));
+                for (double l : levels) {
+                    sb.append(String.format(Locale.ROOT, " | %.1f%%", 100 * sc.coverageAt(l)));
+                }
+                sb.append(String.format(Locale.ROOT, " | %.1f%% |%n", 100 * sc.medianWidthAt(0.9)));
+            }
+        }
         List<String> notes = r.rows().stream().filter(x -> !x.note().isEmpty())
                 .map(x -> x.uarch() + " " + x.estimator() + ": " + x.note()).toList();
         if (!notes.isEmpty()) {
@@ -101,7 +127,7 @@ public final class EvalReport {
 
     private static String summaryCsv(Evaluator.Result r) {
         StringBuilder sb = new StringBuilder("mcpu,estimator,blocks,predicted,coverage,mape,median_ape,p90_ape,p95_ape,"
-                + "p99_ape,kendall_tau,spearman_rho,blocks_per_second,note\n");
+                + "p99_ape,kendall_tau,spearman_rho,blocks_per_second,interval_coverage_90,interval_width_90,note\n");
         for (Evaluator.Row row : r.rows()) {
             Evaluation e = row.evaluation().orElse(null);
             sb.append(String.join(",", row.uarch().llvmName(), row.estimator(), Integer.toString(row.blocks()),
@@ -110,6 +136,8 @@ public final class EvalReport {
                     e == null ? "" : Double.toString(e.p90Ape()), e == null ? "" : Double.toString(e.p95Ape()),
                     e == null ? "" : Double.toString(e.p99Ape()), e == null ? "" : Double.toString(e.kendallTau()),
                     e == null ? "" : Double.toString(e.spearmanRho()), Double.toString(row.blocksPerSecond()),
+                    row.intervals().map(x -> Double.toString(x.coverageAt(0.9))).orElse(""),
+                    row.intervals().map(x -> Double.toString(x.medianWidthAt(0.9))).orElse(""),
                     '"' + row.note().replace("\"", "'") + '"')).append('\n');
         }
         return sb.toString();
@@ -119,19 +147,23 @@ public final class EvalReport {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         BlockSources sources = BlockSources.bundled();
         try (CSVPrinter csv = new CSVPrinter(new OutputStreamWriter(bytes, StandardCharsets.UTF_8), CSVFormat.DEFAULT)) {
-            csv.printRecord("hex", "mcpu", "estimator", "measured", "predicted", "ape", "instructions", "source");
+            csv.printRecord("hex", "mcpu", "estimator", "measured", "predicted", "ape", "instructions", "source",
+                    "interval_low", "interval_high");
             for (Map.Entry<Microarchitecture, List<LabelledBlock>> e : r.blocks().entrySet()) {
                 Microarchitecture cpu = e.getKey();
                 List<LabelledBlock> blocks = e.getValue();
                 for (Map.Entry<String, double[]> m : r.predictions().get(cpu).entrySet()) {
                     double[] p = m.getValue();
+                    double[][] iv = r.intervals().getOrDefault(cpu, Map.of()).get(m.getKey());
                     for (int i = 0; i < blocks.size(); i++) {
                         LabelledBlock b = blocks.get(i);
                         double measured = b.throughput(cpu).orElseThrow();
                         boolean ok = Double.isFinite(p[i]) && p[i] > 0;
+                        double[] range = ok && iv != null ? iv[i] : null;
                         csv.printRecord(b.hex(), cpu.llvmName(), m.getKey(), measured, ok ? p[i] : "",
                                 ok ? Metrics.ape(p[i], measured) : "", b.block().size(),
-                                sources.of(b.block()).orElse(""));
+                                sources.of(b.block()).orElse(""), range == null ? "" : range[0],
+                                range == null ? "" : range[1]);
                     }
                 }
             }
@@ -181,6 +213,32 @@ public final class EvalReport {
             panels.add(BitmapEncoder.getBufferedImage(chart));
         }
         return png(panels, Math.max(1, panels.size()));
+    }
+
+    /** Reliability: empirical against nominal coverage of the intervals, one line per estimator and CPU. */
+    private static byte[] reliability(Evaluator.Result r) throws IOException {
+        XYChart chart = new XYChartBuilder().width(560).height(480).title("Prediction intervals: reliability")
+                .xAxisTitle("nominal coverage (%)").yAxisTitle("measurements inside (%)").build();
+        org.knowm.xchart.style.XYStyler st = chart.getStyler();
+        st.setChartBackgroundColor(Color.WHITE);
+        st.setLegendPosition(Styler.LegendPosition.InsideSE);
+        st.setPlotGridLinesColor(new Color(0xE6E8EE));
+        XYSeries ideal = chart.addSeries("ideal", new double[] {40, 100}, new double[] {40, 100});
+        ideal.setMarker(SeriesMarkers.NONE);
+        ideal.setLineColor(Color.GRAY);
+        int s = 0;
+        for (Evaluator.Row row : r.rows()) {
+            if (row.intervals().isEmpty()) {
+                continue;
+            }
+            Evaluator.IntervalScore sc = row.intervals().get();
+            double[] x = Arrays.stream(sc.levels()).map(v -> 100 * v).toArray();
+            double[] y = Arrays.stream(sc.coverage()).map(v -> 100 * v).toArray();
+            XYSeries line = chart.addSeries(row.estimator() + " " + row.uarch().llvmName(), x, y);
+            line.setLineColor(COLORS[s % COLORS.length]);
+            line.setMarkerColor(COLORS[s++ % COLORS.length]);
+        }
+        return png(List.of(BitmapEncoder.getBufferedImage(chart)), 1);
     }
 
     private static byte[] bySize(Evaluator.Result r) throws IOException {

@@ -2,6 +2,7 @@ package dev.basalt.eval;
 
 import dev.basalt.core.EstimatorUnavailableException;
 import dev.basalt.core.Estimators;
+import dev.basalt.core.Interval;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
@@ -63,11 +64,81 @@ public final class Evaluator {
      * @param evaluation      accuracy on the predicted blocks (empty when none)
      * @param blocksPerSecond predicted blocks per second of wall time (loading excluded)
      * @param note            why it was skipped or what it missed (empty when nothing to say)
+     * @param intervals       how its prediction intervals cover the measurements (empty: it gives none)
      */
     public record Row(String estimator, Microarchitecture uarch, int blocks, int predicted,
-                      Optional<Evaluation> evaluation, double blocksPerSecond, String note) {
+                      Optional<Evaluation> evaluation, double blocksPerSecond, String note,
+                      Optional<IntervalScore> intervals) {
         public double coverage() {
             return blocks == 0 ? 0 : (double) predicted / blocks;
+        }
+    }
+
+    /**
+     * Calibration and sharpness of an estimator's prediction intervals on the blocks that have them.
+     *
+     * @param levels      nominal levels, increasing
+     * @param coverage    per level, the share of blocks whose measurement lies inside the interval
+     * @param medianWidth per level, the median of (high − low) ÷ prediction
+     * @param blocks      blocks with intervals
+     */
+    public record IntervalScore(double[] levels, double[] coverage, double[] medianWidth, int blocks) {
+
+        /** Coverage at {@code level}, NaN when it was not given. */
+        public double coverageAt(double level) {
+            return at(coverage, level);
+        }
+
+        /** Median relative width at {@code level}, NaN when it was not given. */
+        public double medianWidthAt(double level) {
+            return at(medianWidth, level);
+        }
+
+        private double at(double[] values, double level) {
+            for (int i = 0; i < levels.length; i++) {
+                if (Math.abs(levels[i] - level) < 1e-9) {
+                    return values[i];
+                }
+            }
+            return Double.NaN;
+        }
+
+        /** The score of {@code intervals} (null: none for that block) against {@code measured}. */
+        static Optional<IntervalScore> of(List<List<Interval>> intervals, double[] predicted, double[] measured) {
+            double[] levels = intervals.stream().filter(java.util.Objects::nonNull).findFirst()
+                    .map(l -> l.stream().mapToDouble(Interval::level).toArray()).orElse(null);
+            if (levels == null) {
+                return Optional.empty();
+            }
+            double[] inside = new double[levels.length];
+            List<List<Double>> widths = new ArrayList<>();
+            for (int l = 0; l < levels.length; l++) {
+                widths.add(new ArrayList<>());
+            }
+            int n = 0;
+            for (int i = 0; i < intervals.size(); i++) {
+                List<Interval> iv = intervals.get(i);
+                if (iv == null || iv.size() != levels.length || !(predicted[i] > 0)) {
+                    continue;
+                }
+                n++;
+                for (int l = 0; l < levels.length; l++) {
+                    inside[l] += iv.get(l).contains(measured[i]) ? 1 : 0;
+                    widths.get(l).add(iv.get(l).relativeWidth(predicted[i]));
+                }
+            }
+            if (n == 0) {
+                return Optional.empty();
+            }
+            double[] coverage = new double[levels.length];
+            double[] median = new double[levels.length];
+            for (int l = 0; l < levels.length; l++) {
+                coverage[l] = inside[l] / n;
+                List<Double> w = widths.get(l);
+                java.util.Collections.sort(w);
+                median[l] = w.size() % 2 == 1 ? w.get(w.size() / 2) : (w.get(w.size() / 2 - 1) + w.get(w.size() / 2)) / 2;
+            }
+            return Optional.of(new IntervalScore(levels, coverage, median, n));
         }
     }
 
@@ -79,9 +150,11 @@ public final class Evaluator {
      * @param rows        one per (CPU, estimator), CPUs outermost
      * @param blocks      per CPU, the blocks evaluated
      * @param predictions per CPU and estimator, predictions aligned with {@code blocks} (NaN: not predicted)
+     * @param intervals   per CPU and estimator, each block's 90% interval as {low, high} (null: none)
      */
     public record Result(Config config, String dataset, List<Row> rows, Map<Microarchitecture, List<LabelledBlock>> blocks,
-                         Map<Microarchitecture, Map<String, double[]>> predictions) {
+                         Map<Microarchitecture, Map<String, double[]>> predictions,
+                         Map<Microarchitecture, Map<String, double[][]>> intervals) {
     }
 
     /** Progress of an evaluation. */
@@ -127,6 +200,7 @@ public final class Evaluator {
         List<Row> rows = new ArrayList<>();
         Map<Microarchitecture, List<LabelledBlock>> blocksByCpu = new LinkedHashMap<>();
         Map<Microarchitecture, Map<String, double[]>> predictions = new LinkedHashMap<>();
+        Map<Microarchitecture, Map<String, double[][]>> intervals90 = new LinkedHashMap<>();
         Map<String, ThroughputEstimator> loaded = new LinkedHashMap<>();
         Map<String, String> unavailable = new LinkedHashMap<>();
         try {
@@ -148,23 +222,37 @@ public final class Evaluator {
                 List<BasicBlock> bbs = blocks.stream().map(LabelledBlock::block).toList();
                 Map<String, double[]> byModel = new LinkedHashMap<>();
                 predictions.put(cpu, byModel);
+                Map<String, double[][]> intervalsByModel = new LinkedHashMap<>();
+                intervals90.put(cpu, intervalsByModel);
                 for (String m : config.models()) {
                     ThroughputEstimator e = loaded.get(m);
                     String skip = e == null ? unavailable.get(m)
                             : e.supported().contains(cpu) ? null : "skipped: " + m + " has no model for " + cpu;
                     if (skip != null) {
                         listener.message(cpu + " " + m + ": " + skip);
-                        rows.add(new Row(m, cpu, blocks.size(), 0, Optional.empty(), 0, skip));
+                        rows.add(new Row(m, cpu, blocks.size(), 0, Optional.empty(), 0, skip, Optional.empty()));
                         continue;
                     }
                     double[] p = new double[blocks.size()];
                     Arrays.fill(p, Double.NaN);
                     long t0 = System.nanoTime();
                     listener.phase(cpu + " " + m, bbs.size());
-                    predict(e, cpu, bbs, p, listener);
+                    List<List<Interval>> iv = new ArrayList<>(java.util.Collections.nCopies(bbs.size(), null));
+                    predict(e, cpu, bbs, p, iv, listener);
                     double seconds = (System.nanoTime() - t0) / 1e9;
                     byModel.put(m, p);
-                    rows.add(row(m, cpu, data.name(), config.splitName(), p, measured, seconds, ""));
+                    if (iv.stream().anyMatch(java.util.Objects::nonNull)) {
+                        double[][] at90 = new double[bbs.size()][];
+                        for (int i = 0; i < at90.length; i++) {
+                            List<Interval> l = iv.get(i);
+                            at90[i] = l == null ? null : l.stream().filter(x -> Math.abs(x.level()
+                                    - Interval.DEFAULT_LEVEL) < 1e-9).findFirst()
+                                    .map(x -> new double[] {x.low(), x.high()}).orElse(null);
+                        }
+                        intervalsByModel.put(m, at90);
+                    }
+                    rows.add(row(m, cpu, data.name(), config.splitName(), p, measured, seconds, "",
+                            IntervalScore.of(iv, p, measured)));
                     rows.get(rows.size() - 1).evaluation().ifPresent(ev -> listener.message(ev.toText()));
                 }
             }
@@ -179,7 +267,7 @@ public final class Evaluator {
                 }
             }
         }
-        return new Result(config, data.name(), rows, blocksByCpu, predictions);
+        return new Result(config, data.name(), rows, blocksByCpu, predictions, intervals90);
     }
 
     /**
@@ -187,19 +275,21 @@ public final class Evaluator {
      * NaN and counts against coverage. Every other failure propagates: it is a bug, not a result.
      */
     private static void predict(ThroughputEstimator e, Microarchitecture cpu, List<BasicBlock> blocks, double[] out,
-                                Listener listener) {
+                                List<List<Interval>> intervals, Listener listener) {
         for (int from = 0; from < blocks.size(); from += BATCH) {
             List<Optional<Prediction>> ps = e.predictEach(blocks.subList(from, Math.min(blocks.size(), from + BATCH)),
                     cpu);
             for (int k = 0; k < ps.size(); k++) {
                 out[from + k] = ps.get(k).map(Prediction::cyclesPerIteration).orElse(Double.NaN);
+                List<Interval> iv = ps.get(k).map(Prediction::intervals).orElse(List.of());
+                intervals.set(from + k, iv.isEmpty() ? null : iv);
             }
             listener.progress(from + ps.size());
         }
     }
 
     private static Row row(String m, Microarchitecture cpu, String dataset, String split, double[] p,
-                           double[] measured, double seconds, String note) {
+                           double[] measured, double seconds, String note, Optional<IntervalScore> intervals) {
         int n = 0;
         for (double v : p) {
             if (Double.isFinite(v) && v > 0) {
@@ -218,6 +308,6 @@ public final class Evaluator {
         Optional<Evaluation> ev = n < 2 ? Optional.empty() : Optional.of(Evaluation.of(m, dataset, split, cpu, pp, mm));
         String missed = n < p.length ? (p.length - n) + " block(s) not predicted" : "";
         return new Row(m, cpu, p.length, n, ev, seconds > 0 ? n / seconds : 0,
-                note.isEmpty() ? missed : note);
+                note.isEmpty() ? missed : note, intervals);
     }
 }

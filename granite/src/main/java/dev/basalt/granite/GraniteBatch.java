@@ -28,8 +28,12 @@ final class GraniteBatch implements LearnedModel.Batch {
     final int unknownTokens;
     /** The prior estimator's cycles per iteration, row-major [graphs × heads], or null without a prior. */
     final float[] prior;
+    /** Per node, the prior's statistics of its instruction (zeros for other nodes), row-major [nodes × width]. */
+    final float[] nodeStatistics;
+    final int statisticsWidth;
 
-    GraniteBatch(List<GraniteGraph> graphs, Vocabulary vocab, float[] prior) {
+    /** @param statistics per graph, its instructions' statistics (Priors.statistics), or null */
+    GraniteBatch(List<GraniteGraph> graphs, Vocabulary vocab, float[] prior, List<float[][]> statistics) {
         this.prior = prior;
         this.graphs = graphs.size();
         this.vocabulary = vocab.size();
@@ -82,6 +86,22 @@ final class GraniteBatch implements LearnedModel.Batch {
             }
         }
         unknownTokens = unknown;
+        statisticsWidth = statistics == null || statistics.isEmpty() || statistics.get(0).length == 0 ? 0
+                : statistics.get(0)[0].length;
+        nodeStatistics = statistics == null ? null : new float[nodes * statisticsWidth];
+        if (statistics != null) {
+            int offset = 0;
+            for (int gi = 0; gi < graphs.size(); gi++) {
+                GraniteGraph g = graphs.get(gi);
+                List<Integer> insnNodes = g.instructionNodes();
+                float[][] s = statistics.get(gi);
+                for (int k = 0; k < insnNodes.size(); k++) {
+                    System.arraycopy(s[k], 0, nodeStatistics, (offset + insnNodes.get(k)) * statisticsWidth,
+                            statisticsWidth);
+                }
+                offset += g.nodes().size();
+            }
+        }
     }
 
     int nodes() {

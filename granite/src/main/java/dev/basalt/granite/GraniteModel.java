@@ -31,7 +31,7 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     private GraniteModel(GraniteConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus,
                          Provenance provenance) {
         super(FORMAT, config, config.prior(), vocabulary, cpus, provenance);
-        this.network = new GraniteNetwork(parameters(), config, vocabulary.size(), cpus.size());
+        this.network = new GraniteNetwork(parameters(), config, vocabulary.size(), cpus.size(), statisticsWidth());
     }
 
     /** A freshly initialised model (weights from {@code config.seed()}). */
@@ -79,8 +79,13 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     }
 
     @Override
-    protected GraniteBatch batch(List<GraniteGraph> graphs, float[] priorRows) {
-        return new GraniteBatch(graphs, vocabulary(), priorRows);
+    protected GraniteBatch batch(List<GraniteGraph> graphs, float[] priorRows, List<float[][]> statistics) {
+        return new GraniteBatch(graphs, vocabulary(), priorRows, statistics);
+    }
+
+    @Override
+    protected boolean hybrid() {
+        return config().hybrid();
     }
 
     @Override

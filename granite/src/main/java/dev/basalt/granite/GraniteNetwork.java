@@ -32,14 +32,16 @@ final class GraniteNetwork {
     final GraniteConfig config;
     final int vocabulary;
     final int heads;
+    final int statisticsWidth;
     private final Parameters weights;
 
     /**
      * Creates the network's parameters in {@code weights}, in a fixed order (the order they are saved and updated
      * in).
      */
-    GraniteNetwork(Parameters weights, GraniteConfig config, int vocabulary, int heads) {
+    GraniteNetwork(Parameters weights, GraniteConfig config, int vocabulary, int heads, int statisticsWidth) {
         this.config = config;
+        this.statisticsWidth = statisticsWidth;
         this.vocabulary = vocabulary;
         this.heads = heads;
         this.weights = weights;
@@ -67,6 +69,9 @@ final class GraniteNetwork {
             // With a prior the network starts as the prior (contributions ≈ 0) and learns its corrections.
             he("head" + c + ".w2", rnd, h, 1, config.hasPrior() ? 0.01 : 1.0);
             weights.zeros("head" + c + ".b2", 1);
+        }
+        if (statisticsWidth > 0) { // last, so that the other parameters start as without it
+            he("statistics.w", rnd, statisticsWidth, h);
         }
     }
 
@@ -119,6 +124,9 @@ final class GraniteNetwork {
         int nodes = b.nodes();
         // Gathers and sums are sparse products (Rows explains why: reproducible gradients, and speed).
         NDArray x = Rows.gather(batch, p("node.embedding"), b.tokens);
+        if (statisticsWidth > 0) { // hybrid inputs: an instruction node also starts from what the prior saw in it
+            x = x.add(Rows.constant(batch, b.nodeStatistics, new Shape(nodes, statisticsWidth)).matMul(p("statistics.w")));
+        }
         NDArray e = Rows.gather(batch, p("edge.embedding"), b.edgeTypes);
         NDArray g = Rows.constant(batch, b.tokenCounts, new Shape(b.graphs, b.vocabulary)).matMul(p("global.w"))
                 .add(p("global.b"));

@@ -39,16 +39,17 @@ public final class GraniteProvider implements EstimatorProvider, TrainableProvid
     @Override
     public Set<Option> options() {
         return EnumSet.of(Option.HIDDEN, Option.ITERATIONS, Option.LEARNING_RATE, Option.EPOCHS, Option.SEED,
-                Option.PRIOR);
+                Option.PRIOR, Option.HYBRID);
     }
 
-    /** {@link GraniteConfig#defaults()} with the given width, steps, learning rate, epochs, seed and prior. */
+    /** {@link GraniteConfig#defaults()} with the given width, steps, learning rate, epochs, seed, prior, hybrid. */
     @Override
     public GraniteConfig config(TrainingOptions o) {
         GraniteConfig d = GraniteConfig.defaults();
         return new GraniteConfig(o.hidden(d.hidden()), o.iterations(d.steps()), d.mlpHidden(),
                 o.learningRate(d.learningRate()), o.epochs(d.epochs()), d.batchInstructions(), d.clipNorm(),
-                d.patience(), o.seed(d.seed()), d.memoryPolicy(), o.prior(d.prior()), d.lrDecay(), d.lrPatience());
+                d.patience(), o.seed(d.seed()), d.memoryPolicy(), o.prior(d.prior()), d.lrDecay(), d.lrPatience(),
+                o.hybrid(d.hybrid() && hasPrior(o.prior(d.prior()))));
     }
 
     @Override
@@ -59,5 +60,10 @@ public final class GraniteProvider implements EstimatorProvider, TrainableProvid
     @Override
     public GraniteModel create(GraniteConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus) {
         return GraniteModel.create(config, vocabulary, cpus);
+    }
+
+    /** Hybrid inputs are on by default only with a prior to take them from ({@code --prior none} turns them off). */
+    private static boolean hasPrior(String prior) {
+        return prior != null && !prior.isBlank() && !prior.equals("none");
     }
 }

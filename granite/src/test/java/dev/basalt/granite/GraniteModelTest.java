@@ -15,6 +15,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -122,5 +123,49 @@ class GraniteModelTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> GraniteModel.create(badPrior, vocab, CPUS));
         assertTrue(e.getMessage().contains("no-such-model"), e.getMessage());
+    }
+
+    /**
+     * Hybrid inputs reach the network: a hybrid model and a plain one from the same seed share every other weight
+     * (the statistics' weights are made last), so before training they differ only by what the prior's statistics
+     * add; after two epochs the hybrid model predicts finite numbers, round-trips through its file, and a hybrid
+     * model without a prior is refused.
+     */
+    @Test
+    void aHybridModelReadsThePriorsStatistics(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        GraniteConfig plain = new GraniteConfig(16, 2, 1, 3e-3, 2, 400, 5.0, 10, 7, MemoryPolicy.ALL_ALIAS,
+                "simulator", 1.0, 1);
+        GraniteConfig hybrid = plain.withHybrid(true);
+        Dataset data = Dataset.bundled();
+        List<LabelledBlock> train = data.blocks(SplitScheme.defaults(), Split.TRAIN).stream()
+                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).filter(b -> b.block().size() <= 20).limit(200)
+                .toList();
+        Vocabulary vocab = GraniteModel.vocabulary(train.stream().map(LabelledBlock::block).toList(), plain);
+        List<BasicBlock> probe = data.blocks(SplitScheme.defaults(), Split.TEST).stream().limit(25)
+                .map(LabelledBlock::block).toList();
+        java.nio.file.Path file = dir.resolve("hybrid.granite");
+        try (GraniteModel a = GraniteModel.create(plain, vocab, CPUS);
+             GraniteModel b = GraniteModel.create(hybrid, vocab, CPUS)) {
+            double[] pa = a.predictAll(probe, Microarchitecture.HASWELL).stream()
+                    .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            double[] pb = b.predictAll(probe, Microarchitecture.HASWELL).stream()
+                    .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            assertFalse(java.util.Arrays.equals(pa, pb), "the statistics change the untrained network's output");
+            b.train(train, List.of(), e -> { }, n -> { });
+            double[] trained = b.predictAll(probe, Microarchitecture.HASWELL).stream()
+                    .mapToDouble(x -> x.cyclesPerIteration()).toArray();
+            for (double p : trained) {
+                assertTrue(Double.isFinite(p) && p >= 0, "prediction " + p);
+            }
+            b.save(file, b.newProvenance("test"));
+            try (GraniteModel loaded = GraniteModel.load(file)) {
+                assertTrue(loaded.config().hybrid());
+                assertArrayEquals(trained, loaded.predictAll(probe, Microarchitecture.HASWELL).stream()
+                        .mapToDouble(x -> x.cyclesPerIteration()).toArray(), 0.0);
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new GraniteConfig(16, 2, 1, 3e-3, 2, 400, 5.0, 10, 7,
+                MemoryPolicy.ALL_ALIAS, null, 1.0, 1, true));
     }
 }

@@ -22,13 +22,17 @@ final class IthemalBatch implements LearnedModel.Batch {
     final long[] blockInstructions;
     final long[] lastInstruction;
     final float[] prior;
+    /** Per instruction (in batch order), the prior's statistics, row-major [instructions × width], or null. */
+    final float[] statistics;
+    final int statisticsWidth;
     final int unknownTokens;
 
     /**
      * @param blockTokens per block, per instruction, its tokens
      * @param prior       the prior's cycles [blocks × heads] or null
+     * @param statistics  per block, its instructions' statistics (Priors.statistics), or null
      */
-    IthemalBatch(List<List<List<String>>> blockTokens, Vocabulary vocab, float[] prior) {
+    IthemalBatch(List<List<List<String>>> blockTokens, Vocabulary vocab, float[] prior, List<float[][]> statistics) {
         this.blocks = blockTokens.size();
         this.prior = prior;
         int insns = 0;
@@ -68,6 +72,17 @@ final class IthemalBatch implements LearnedModel.Batch {
             lastInstruction[g] = (long) g * maxI + b.size() - 1;
         }
         unknownTokens = unknown;
+        statisticsWidth = statistics == null || statistics.isEmpty() || statistics.get(0).length == 0 ? 0
+                : statistics.get(0)[0].length;
+        this.statistics = statistics == null ? null : new float[insns * statisticsWidth];
+        if (statistics != null) {
+            int row = 0;
+            for (float[][] block : statistics) {
+                for (float[] insn : block) {
+                    System.arraycopy(insn, 0, this.statistics, row++ * statisticsWidth, statisticsWidth);
+                }
+            }
+        }
     }
 
     @Override

@@ -15,10 +15,12 @@ package dev.basalt.ithemal;
  *                          (DESIGN.md §5, "Analytical prior")
  * @param lrDecay           learning-rate factor after {@code lrPatience} epochs without improvement
  * @param lrPatience        epochs without improvement before each decay
+ * @param hybrid            whether each instruction vector also takes the prior's statistics of that instruction
+ *                          ({@code core.InstructionStatistics}); needs such a prior. Absent from a file: false.
  */
 public record IthemalConfig(int embedding, int hidden, double learningRate, int epochs, int batchInstructions,
                             double clipNorm, int patience, long seed, String prior, double lrDecay,
-                            int lrPatience) {
+                            int lrPatience, boolean hybrid) {
 
     public IthemalConfig {
         if (embedding < 1 || hidden < 1 || epochs < 0 || batchInstructions < 1 || patience < 1 || lrPatience < 1) {
@@ -31,6 +33,17 @@ public record IthemalConfig(int embedding, int hidden, double learningRate, int 
         if (prior != null && (prior.isBlank() || prior.equals("none"))) {
             prior = null;
         }
+        if (hybrid && prior == null) {
+            throw new IllegalArgumentException("hybrid inputs are the prior's statistics: a hybrid Ithemal needs a "
+                    + "prior");
+        }
+    }
+
+    /** A configuration as before hybrid inputs existed (none). */
+    public IthemalConfig(int embedding, int hidden, double learningRate, int epochs, int batchInstructions,
+                         double clipNorm, int patience, long seed, String prior, double lrDecay, int lrPatience) {
+        this(embedding, hidden, learningRate, epochs, batchInstructions, clipNorm, patience, seed, prior, lrDecay,
+                lrPatience, false);
     }
 
     /** Whether the network learns a correction of {@link #prior()}'s prediction. */
@@ -43,6 +56,6 @@ public record IthemalConfig(int embedding, int hidden, double learningRate, int 
      * Adam, and the simulator prior, which makes up for the width.
      */
     public static IthemalConfig defaults() {
-        return new IthemalConfig(64, 64, 1e-3, 40, 2000, 5.0, 8, 42, "simulator", 0.5, 2);
+        return new IthemalConfig(64, 64, 1e-3, 40, 2000, 5.0, 8, 42, "simulator", 0.5, 2, true);
     }
 }

@@ -31,7 +31,7 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
     private IthemalModel(IthemalConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus,
                          Provenance provenance) {
         super(FORMAT, config, config.prior(), vocabulary, cpus, provenance);
-        this.network = new IthemalNetwork(parameters(), config, vocabulary.size(), cpus.size());
+        this.network = new IthemalNetwork(parameters(), config, vocabulary.size(), cpus.size(), statisticsWidth());
     }
 
     /** A freshly initialised model (weights from {@code config.seed()}). */
@@ -75,8 +75,13 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
     }
 
     @Override
-    protected IthemalBatch batch(List<List<List<String>>> blocks, float[] priorRows) {
-        return new IthemalBatch(blocks, vocabulary(), priorRows);
+    protected IthemalBatch batch(List<List<List<String>>> blocks, float[] priorRows, List<float[][]> statistics) {
+        return new IthemalBatch(blocks, vocabulary(), priorRows, statistics);
+    }
+
+    @Override
+    protected boolean hybrid() {
+        return config().hybrid();
     }
 
     @Override

@@ -24,14 +24,16 @@ final class IthemalNetwork {
 
     final IthemalConfig config;
     final int heads;
+    final int statisticsWidth;
     private final Parameters weights;
 
     /**
      * Creates the network's parameters in {@code weights}, in a fixed order (the order they are saved and updated
      * in).
      */
-    IthemalNetwork(Parameters weights, IthemalConfig config, int vocabulary, int heads) {
+    IthemalNetwork(Parameters weights, IthemalConfig config, int vocabulary, int heads, int statisticsWidth) {
         this.config = config;
+        this.statisticsWidth = statisticsWidth;
         this.heads = heads;
         this.weights = weights;
         SplittableRandom rnd = new SplittableRandom(config.seed());
@@ -56,6 +58,9 @@ final class IthemalNetwork {
             weights.uniform("head" + c + ".w2", rnd, (config.hasPrior() ? 0.01 : 1) * Math.sqrt(6.0 / h), h, 1);
             weights.zeros("head" + c + ".b2", 1);
         }
+        if (statisticsWidth > 0) { // last, so that the other parameters start as without it
+            weights.uniform("statistics.w", rnd, 1 / Math.sqrt(statisticsWidth), statisticsWidth, h);
+        }
     }
 
     private NDArray lstm(String name, NDArray input, NDManager m) {
@@ -69,6 +74,10 @@ final class IthemalNetwork {
         NDArray embedded = Rows.gather(m, w("embedding"), b.tokens);
         NDArray tokenStates = lstm("token", embedded.reshape(b.instructions, b.maxTokens, config.embedding()), m);
         NDArray instructions = Rows.gather(m, tokenStates.reshape(-1, h), b.lastToken);
+        if (statisticsWidth > 0) { // hybrid inputs: what the prior saw in each instruction
+            instructions = instructions.add(Rows.constant(m, b.statistics, new Shape(b.instructions, statisticsWidth))
+                    .matMul(w("statistics.w")));
+        }
         NDArray sequence = Rows.gather(m, instructions, b.blockInstructions).reshape(b.blocks, b.maxInstructions, h);
         NDArray blockStates = lstm("instruction", sequence, m);
         NDArray block = Rows.gather(m, blockStates.reshape(-1, h), b.lastInstruction);

@@ -39,16 +39,16 @@ public final class IthemalProvider implements EstimatorProvider, TrainableProvid
     @Override
     public Set<Option> options() {
         return EnumSet.of(Option.EMBEDDING, Option.HIDDEN, Option.LEARNING_RATE, Option.EPOCHS, Option.SEED,
-                Option.PRIOR);
+                Option.PRIOR, Option.HYBRID);
     }
 
-    /** {@link IthemalConfig#defaults()} with the given widths, learning rate, epochs, seed and prior. */
+    /** {@link IthemalConfig#defaults()} with the given widths, learning rate, epochs, seed, prior and hybrid. */
     @Override
     public IthemalConfig config(TrainingOptions o) {
         IthemalConfig d = IthemalConfig.defaults();
         return new IthemalConfig(o.embedding(d.embedding()), o.hidden(d.hidden()), o.learningRate(d.learningRate()),
                 o.epochs(d.epochs()), d.batchInstructions(), d.clipNorm(), d.patience(), o.seed(d.seed()),
-                o.prior(d.prior()), d.lrDecay(), d.lrPatience());
+                o.prior(d.prior()), d.lrDecay(), d.lrPatience(), o.hybrid(d.hybrid() && hasPrior(o.prior(d.prior()))));
     }
 
     @Override
@@ -59,5 +59,10 @@ public final class IthemalProvider implements EstimatorProvider, TrainableProvid
     @Override
     public IthemalModel create(IthemalConfig config, Vocabulary vocabulary, List<Microarchitecture> cpus) {
         return IthemalModel.create(config, vocabulary, cpus);
+    }
+
+    /** Hybrid inputs are on by default only with a prior to take them from ({@code --prior none} turns them off). */
+    private static boolean hasPrior(String prior) {
+        return prior != null && !prior.isBlank() && !prior.equals("none");
     }
 }

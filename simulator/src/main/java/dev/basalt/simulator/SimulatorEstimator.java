@@ -13,7 +13,7 @@ import java.util.Set;
  * iterations, stack engine on. Its per-instruction contributions are the average cycles each instruction
  * waited from dispatch to issue, scaled to sum to the prediction. Thread-safe.
  */
-public final class SimulatorEstimator implements LoopAware {
+public final class SimulatorEstimator implements LoopAware, dev.basalt.core.InstructionStatistics {
 
     private final String name;
     private final Map<Microarchitecture, Simulator> simulators;
@@ -152,6 +152,50 @@ public final class SimulatorEstimator implements LoopAware {
         }
         return new Prediction(r.cyclesPerIteration(), contributions)
                 .withNotes(notes(block, r.fallbacks()));
+    }
+
+    /** The statistics {@link #statistics} gives: each bound's share, the critical cycle, the limiting bound. */
+    private static final java.util.List<String> STATISTICS = statisticNames(Bounds.Kind.values());
+
+    private static java.util.List<String> statisticNames(Bounds.Kind[] kinds) {
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (Bounds.Kind k : kinds) {
+            names.add("share_" + k.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        names.add("on_critical_cycle");
+        for (Bounds.Kind k : kinds) {
+            names.add("block_limited_by_" + k.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return java.util.List.copyOf(names);
+    }
+
+    @Override
+    public java.util.List<String> statisticNames() {
+        return STATISTICS;
+    }
+
+    /**
+     * From the analytical bounds on this estimator's tables and options (DESIGN.md §13): per instruction, its
+     * share of each bound as a fraction of the block's predicted cycles, whether it lies on the critical
+     * dependency cycle, and which bound limits the block (the same for every instruction).
+     */
+    @Override
+    public float[][] statistics(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        Bounds b = simulators.get(uarch).bounds(block, options);
+        Bounds.Kind[] kinds = Bounds.Kind.values();
+        double total = b.cyclesPerIteration();
+        float[][] out = new float[block.size()][STATISTICS.size()];
+        for (int i = 0; i < block.size(); i++) {
+            for (int k = 0; k < kinds.length; k++) {
+                out[i][k] = total > 0 ? (float) (b.share(kinds[k], i) / total) : 0f;
+                out[i][kinds.length + 1 + k] = b.winner() == kinds[k] ? 1f : 0f;
+            }
+        }
+        for (int i : b.critical()) {
+            out[i][kinds.length] = 1f;
+        }
+        return out;
     }
 
     /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */

@@ -50,6 +50,28 @@ class BoundsTest {
     }
 
     @Test
+    void theEstimatorsInstructionStatisticsAreItsBoundsShares() {
+        // imul rax, rax; add rbx, rcx: the imul chain (3 cycles) limits the block. The imul is the whole latency
+        // bound and on the critical cycle; the add is neither; both say the block is latency-bound.
+        SimulatorEstimator e = SimulatorEstimator.standard();
+        BasicBlock block = BasicBlock.fromHex("480fafc04801cb");
+        float[][] s = e.statistics(block, Microarchitecture.HASWELL);
+        List<String> names = e.statisticNames();
+        assertEquals(2, s.length);
+        assertEquals(names.size(), s[0].length);
+        int latency = names.indexOf("share_latency");
+        int critical = names.indexOf("on_critical_cycle");
+        int limited = names.indexOf("block_limited_by_latency");
+        assertEquals(1f, s[0][latency], 1e-6);
+        assertEquals(0f, s[1][latency], 1e-6);
+        assertEquals(1f, s[0][critical]);
+        assertEquals(0f, s[1][critical]);
+        assertEquals(1f, s[0][limited]);
+        assertEquals(1f, s[1][limited]);
+        assertEquals(0f, s[1][names.indexOf("block_limited_by_ports")]);
+    }
+
+    @Test
     void sixLoadsAreBoundByTheTwoLoadPorts() {
         // mov rax, [rsi]; mov rbx, [rsi+8]; ... mov r8, [rsi+40]: six loads, ports 2 and 3 only: 6 / 2 = 3.
         Bounds b = check("488b06488b5e08488b4e10488b5618488b7e204c8b4628", Bounds.Kind.PORTS, 3.0);

@@ -58,6 +58,8 @@ public abstract class DjlModel<C> implements AutoCloseable {
     private final Provenance provenance;
     private final NDManager manager;
     private final Parameters parameters;
+    // Set once after training or loading; a prediction reads it.
+    private volatile Calibration calibration;
 
     /**
      * A model with an empty parameter set for the subclass to fill.
@@ -94,6 +96,20 @@ public abstract class DjlModel<C> implements AutoCloseable {
         return Optional.ofNullable(provenance);
     }
 
+    /** The model's prediction intervals, when it was calibrated (by training with enough validation blocks). */
+    public Optional<Calibration> calibration() {
+        return Optional.ofNullable(calibration);
+    }
+
+    /** Sets the model's prediction intervals (null: none). */
+    protected final void calibrate(Calibration c) {
+        if (c != null && c.heads().size() != cpus.size()) {
+            throw new IllegalArgumentException("calibration has " + c.heads().size() + " heads, the model "
+                    + cpus.size());
+        }
+        this.calibration = c;
+    }
+
     /** The model's file format. */
     protected final Format<C> format() {
         return format;
@@ -110,12 +126,12 @@ public abstract class DjlModel<C> implements AutoCloseable {
     }
 
     /**
-     * Saves the model as one file, atomically: its format, configuration, CPUs, vocabulary and {@code provenance}
-     * in {@code model.json}, every parameter in {@code weights.bin} (see {@link ModelFile}).
+     * Saves the model as one file, atomically: its format, configuration, CPUs, vocabulary, {@code provenance} and
+     * calibration in {@code model.json}, every parameter in {@code weights.bin} (see {@link ModelFile}).
      */
     public synchronized void save(Path file, Provenance provenance) throws IOException {
         ModelFile.write(file, format.name(), config, cpus, vocabulary, Objects.requireNonNull(provenance,
-                "provenance"), parameters.map());
+                "provenance"), calibration, parameters.map());
     }
 
     /**
@@ -152,6 +168,7 @@ public abstract class DjlModel<C> implements AutoCloseable {
         M model = factory.create(f.config(), f.vocabulary(), f.cpus(), f.provenance());
         try {
             ModelFile.readWeights(f.weights(), model.parameters().map(), name);
+            model.calibrate(f.calibration());
         } catch (IOException | RuntimeException e) {
             model.close();
             throw e;

@@ -12,6 +12,7 @@ import dev.basalt.decoder.BasicBlock;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,15 +70,42 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior, cpus);
     }
 
+    /** The prior's statistics of {@code blocks} when the model is hybrid, else null. */
+    private float[][][] statisticsTable(List<BasicBlock> blocks) {
+        if (!hybrid()) {
+            return null;
+        }
+        if (prior == null) {
+            throw new IllegalStateException(name() + " takes the prior's statistics but has no prior");
+        }
+        return Priors.statistics(prior, blocks, cpus());
+    }
+
+    private static List<float[][]> pick(float[][][] table, List<Integer> examples) {
+        return table == null ? null : examples.stream().map(i -> table[i]).toList();
+    }
+
     /** Prepares a block for batching (once per block and training run or prediction). */
     protected abstract T prepare(BasicBlock block);
 
     /**
      * The batch of {@code blocks}.
      *
-     * @param priorRows the prior's cycles [blocks × heads] row-major, or null without a prior
+     * @param priorRows  the prior's cycles [blocks × heads] row-major, or null without a prior
+     * @param statistics per block, the prior's per-instruction statistics [instructions][{@link
+     *                   #statisticsWidth()}] ({@link Priors#statistics}), or null when the model takes none
      */
-    protected abstract B batch(List<T> blocks, float[] priorRows);
+    protected abstract B batch(List<T> blocks, float[] priorRows, List<float[][]> statistics);
+
+    /** Whether the network takes the prior's per-instruction statistics as inputs (its hybrid inputs). */
+    protected boolean hybrid() {
+        return false;
+    }
+
+    /** How many statistics per instruction the network takes: 0 unless {@link #hybrid()}. */
+    protected final int statisticsWidth() {
+        return hybrid() ? Priors.statisticsWidth(prior, cpus()) : 0;
+    }
 
     /**
      * Runs the network on a batch; intermediates go to {@code manager}.
@@ -143,17 +171,69 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         List<BasicBlock> blocks = all.stream().map(LabelledBlock::block).toList();
         List<T> prepared = blocks.stream().map(this::prepare).toList();
         float[][] priors = priorTable(blocks);
+        float[][][] statistics = statisticsTable(blocks);
         double[][] labels = LabelledBlock.labels(all, cpus());
         int[] sizes = blocks.stream().mapToInt(BasicBlock::size).toArray();
         List<Integer> trainIdx = IntStream.range(0, train.size()).boxed().toList();
         List<Integer> validationIdx = IntStream.range(train.size(), all.size()).boxed().toList();
         MultiTaskTrainer.Model<B> model = MultiTaskTrainer.Model.of(parameters().map(),
                 examples -> batch(examples.stream().map(prepared::get).toList(),
-                        priors == null ? null : Priors.rows(priors, examples)),
+                        priors == null ? null : Priors.rows(priors, examples), pick(statistics, examples)),
                 (batch, m) -> forward(batch, m).get(0));
         MultiTaskTrainer<B> trainer = new MultiTaskTrainer<>(Djl.engine(), settings());
         synchronized (this) {
-            return trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch, onBatch);
+            List<MultiTaskTrainer.Epoch> epochs = trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch,
+                    onBatch);
+            calibrate(validationCalibration(prepared, priors, statistics, labels, sizes, validationIdx).orElse(null));
+            return epochs;
+        }
+    }
+
+    /**
+     * The calibration of the trained network on the validation blocks (which it was not fitted on), or empty when
+     * some head has fewer than {@link Calibration#MIN_PER_BIN} of them with a measurement and a positive
+     * prediction.
+     */
+    private Optional<Calibration> validationCalibration(List<T> prepared, float[][] priors, float[][][] statistics,
+                                                        double[][] labels, int[] blockSizes, List<Integer> validation) {
+        int heads = cpus().size();
+        for (int c = 0; c < heads; c++) {
+            int head = c;
+            if (validation.stream().filter(i -> !Double.isNaN(labels[i][head])).count() < Calibration.MIN_PER_BIN) {
+                return Optional.empty();
+            }
+        }
+        int[] sizes = validation.stream().mapToInt(i -> blockSizes[i]).toArray();
+        double[][] predicted = new double[validation.size()][];
+        double[][] prior = priors == null ? null : new double[validation.size()][];
+        double[][] measured = new double[validation.size()][];
+        List<List<Integer>> chunks = bySize(sizes, settings().batchInstructions());
+        for (List<Integer> chunk : chunks) {
+            List<Integer> examples = chunk.stream().map(validation::get).toList();
+            B batch = batch(examples.stream().map(prepared::get).toList(),
+                    priors == null ? null : Priors.rows(priors, examples), pick(statistics, examples));
+            try (NDManager m = manager().newSubManager()) {
+                float[] y = forward(batch, m).get(0).toFloatArray();
+                for (int k = 0; k < chunk.size(); k++) {
+                    int v = chunk.get(k);
+                    predicted[v] = new double[heads];
+                    for (int c = 0; c < heads; c++) {
+                        predicted[v][c] = Math.max(0, y[k * heads + c]);
+                    }
+                    if (prior != null) {
+                        prior[v] = new double[heads];
+                        for (int c = 0; c < heads; c++) {
+                            prior[v][c] = priors[examples.get(k)][c];
+                        }
+                    }
+                    measured[v] = labels[examples.get(k)];
+                }
+            }
+        }
+        try {
+            return Optional.of(Calibration.fit(predicted, prior, measured));
+        } catch (IllegalArgumentException tooFew) { // an untrained network predicting 0 leaves no usable block
+            return Optional.empty();
         }
     }
 
@@ -170,10 +250,12 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         int head = cpus().indexOf(uarch);
         int heads = cpus().size();
         float[][] p = priorTable(blocks);
+        float[][][] statistics = statisticsTable(blocks);
+        Calibration calibration = calibration().orElse(null);
         Prediction[] out = new Prediction[blocks.size()];
         for (List<Integer> chunk : predictionBatches(blocks)) {
             B batch = batch(chunk.stream().map(i -> prepare(blocks.get(i))).toList(),
-                    p == null ? null : Priors.rows(p, chunk));
+                    p == null ? null : Priors.rows(p, chunk), pick(statistics, chunk));
             unknownTokens.addAndGet(batch.unknownTokens());
             try (NDManager m = manager().newSubManager()) {
                 NDList y = forward(batch, m);
@@ -187,8 +269,12 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                         parts.add((double) contributions[(instruction++) * heads + head]);
                     }
                     // An untrained network can predict below zero (a sum of contributions, say); clamp.
-                    out[g] = new Prediction(Math.max(0, totals[k * heads + head]), parts, p == null ? 0 : p[g][head])
+                    double cycles = Math.max(0, totals[k * heads + head]);
+                    double priorCycles = p == null ? 0 : p[g][head];
+                    Prediction made = new Prediction(cycles, parts, priorCycles)
                             .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)));
+                    out[g] = calibration == null ? made
+                            : made.withIntervals(calibration.intervals(head, cycles, priorCycles));
                 }
             }
         }

@@ -47,31 +47,37 @@ public final class ModelFile {
      * @param vocabulary its vocabulary
      * @param provenance how the model was made (empty, with no fields, when the file records nothing)
      * @param weights    the parameter data, for {@link #readWeights}
+     * @param calibration the model's prediction intervals, or null for a file without
      */
     public record Loaded<C, V>(C config, List<Microarchitecture> cpus, V vocabulary, Provenance provenance,
-                               byte[] weights) {
+                               byte[] weights, Calibration calibration) {
         public Loaded {
             Objects.requireNonNull(provenance, "provenance");
         }
     }
 
     /**
-     * Writes a model: {@code model.json} holds the format, configuration, CPUs, vocabulary and provenance
-     * (Jackson-serialised), {@code weights.bin} the parameters.
+     * Writes a model: {@code model.json} holds the format, configuration, CPUs, vocabulary, provenance and, when
+     * there is one, the calibration (Jackson-serialised), {@code weights.bin} the parameters.
      */
     public static void write(Path file, String format, Object config, List<Microarchitecture> cpus, Object vocabulary,
-                             Provenance provenance, Map<String, NDArray> params) throws IOException {
+                             Provenance provenance, Calibration calibration, Map<String, NDArray> params)
+            throws IOException {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("format", format);
         meta.put("config", config);
         meta.put("cpus", cpus.stream().map(Microarchitecture::llvmName).toList());
         meta.put("vocabulary", vocabulary);
         meta.put("provenance", provenance);
+        if (calibration != null) {
+            meta.put("calibration", calibration);
+        }
         write(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(meta), params);
     }
 
     /**
-     * Reads a model file written by {@link #write(Path, String, Object, List, Object, Provenance, Map)}. The
+     * Reads a model file written by {@link #write(Path, String, Object, List, Object, Provenance, Calibration,
+     * Map)}. The
      * provenance of an older file (an untyped map) reads as far as {@link Provenance} can type it; its other
      * fields become details.
      *
@@ -96,7 +102,14 @@ public final class ModelFile {
             JsonNode made = meta.path("provenance");
             Provenance provenance = JSON.treeToValue(made.isObject() ? made : JSON.createObjectNode(),
                     Provenance.class);
-            return new Loaded<>(config, List.copyOf(cpus), vocabulary, provenance, contents.weights());
+            JsonNode calibrated = meta.get("calibration");
+            Calibration calibration = calibrated == null || calibrated.isNull() ? null
+                    : JSON.treeToValue(calibrated, Calibration.class);
+            if (calibration != null && calibration.heads().size() != cpus.size()) {
+                throw new IOException("calibration has " + calibration.heads().size() + " heads, the model "
+                        + cpus.size());
+            }
+            return new Loaded<>(config, List.copyOf(cpus), vocabulary, provenance, contents.weights(), calibration);
         } catch (IOException | RuntimeException e) {
             throw new IOException(name + " has unusable model metadata: " + e.getMessage(), e);
         }
@@ -222,7 +235,7 @@ public final class ModelFile {
                 for (int i = 0; i < v.length; i++) {
                     v[i] = data.readFloat();
                 }
-                target.set(v);
+                Rows.assign(target, v);
             }
         } catch (IOException e) {
             throw new IOException(name + ": " + e.getMessage()

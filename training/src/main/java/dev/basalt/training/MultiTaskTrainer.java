@@ -383,6 +383,6 @@ public final class MultiTaskTrainer<B> {
     }
 
     private static void restore(Map<String, NDArray> params, Map<String, float[]> weights) {
-        params.forEach((k, v) -> v.set(weights.get(k)));
+        params.forEach((k, v) -> Rows.assign(v, weights.get(k)));
     }
 }

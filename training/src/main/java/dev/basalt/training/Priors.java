@@ -89,6 +89,36 @@ public final class Priors {
         return out;
     }
 
+    /**
+     * The prior's per-instruction statistics on every CPU, side by side: per block, [instructions][statistics ×
+     * cpus] (the first CPU's statistics, then the next CPU's). Computed on every core.
+     *
+     * @throws IllegalArgumentException when the prior gives no statistics
+     */
+    public static float[][][] statistics(ThroughputEstimator prior, List<BasicBlock> blocks,
+                                         List<Microarchitecture> cpus) {
+        if (!(prior instanceof dev.basalt.core.InstructionStatistics stats)) {
+            throw new IllegalArgumentException("prior " + prior.name() + " gives no per-instruction statistics");
+        }
+        int width = stats.statisticNames().size();
+        return blocks.parallelStream().map(b -> {
+            float[][] rows = new float[b.size()][width * cpus.size()];
+            for (int c = 0; c < cpus.size(); c++) {
+                float[][] s = stats.statistics(b, cpus.get(c));
+                for (int i = 0; i < b.size(); i++) {
+                    System.arraycopy(s[i], 0, rows[i], c * width, width);
+                }
+            }
+            return rows;
+        }).toArray(float[][][]::new);
+    }
+
+    /** How many statistics per instruction {@link #statistics} gives for {@code cpus}, or 0 without any. */
+    public static int statisticsWidth(ThroughputEstimator prior, List<Microarchitecture> cpus) {
+        return prior instanceof dev.basalt.core.InstructionStatistics stats
+                ? stats.statisticNames().size() * cpus.size() : 0;
+    }
+
     /** The rows of {@code examples}, flattened row-major [examples × cpus]. */
     public static float[] rows(float[][] table, List<Integer> examples) {
         int heads = table.length == 0 ? 0 : table[0].length;

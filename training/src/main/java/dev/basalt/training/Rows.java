@@ -40,6 +40,17 @@ public final class Rows {
         return owned(m, m.create(data, shape));
     }
 
+    /**
+     * Overwrites {@code target}'s values with {@code values} (row-major), copying in the engine. Not
+     * {@code NDArray.set(float[])}: that makes the tensor alias a Java buffer, and the native call behind it prints
+     * PyTorch's "AutoNonVariableTypeMode is deprecated" warning to every user's terminal.
+     */
+    public static void assign(NDArray target, float[] values) {
+        try (NDManager m = target.getManager().newSubManager()) {
+            target.set(new NDIndex(":"), constant(m, values, target.getShape()));
+        }
+    }
+
     private static NDArray owned(NDManager m, NDArray aliasing) {
         NDArray copy = aliasing.duplicate(); // a clone in the engine's memory
         copy.attach(m);

@@ -15,9 +15,10 @@ import java.util.Set;
  * @param epochs       maximum epochs
  * @param seed         seed of initialisation and shuffling
  * @param prior        name of the analytical prior estimator, or {@code none}
+ * @param hybrid       whether the network also takes the prior's per-instruction statistics
  */
 public record TrainingOptions(Integer hidden, Integer embedding, Integer iterations, Double learningRate,
-                              Integer epochs, Long seed, String prior) {
+                              Integer epochs, Long seed, String prior, Boolean hybrid) {
 
     /** One model option: a component of the record. */
     public enum Option {
@@ -34,12 +35,14 @@ public record TrainingOptions(Integer hidden, Integer embedding, Integer iterati
         /** {@link #seed()}. */
         SEED,
         /** {@link #prior()}. */
-        PRIOR
+        PRIOR,
+        /** {@link #hybrid()}. */
+        HYBRID
     }
 
     /** No option given. */
     public static TrainingOptions none() {
-        return new TrainingOptions(null, null, null, null, null, null, null);
+        return new TrainingOptions(null, null, null, null, null, null, null, null);
     }
 
     /** The options given. */
@@ -62,6 +65,7 @@ public record TrainingOptions(Integer hidden, Integer embedding, Integer iterati
             case EPOCHS -> epochs;
             case SEED -> seed;
             case PRIOR -> prior;
+            case HYBRID -> hybrid;
         };
     }
 
@@ -93,6 +97,11 @@ public record TrainingOptions(Integer hidden, Integer embedding, Integer iterati
     /** {@link #seed()}, or {@code absent} when not given. */
     public long seed(long absent) {
         return seed != null ? seed : absent;
+    }
+
+    /** {@link #hybrid()}, or {@code absent} when not given. */
+    public boolean hybrid(boolean absent) {
+        return hybrid != null ? hybrid : absent;
     }
 
     /** {@link #prior()}, or {@code absent} when not given. */

@@ -74,7 +74,7 @@ class LearnedModelTest {
         }
 
         @Override
-        protected TinyBatch batch(List<BasicBlock> blocks, float[] priorRows) {
+        protected TinyBatch batch(List<BasicBlock> blocks, float[] priorRows, List<float[][]> statistics) {
             float[] sizes = new float[blocks.size()];
             for (int i = 0; i < sizes.length; i++) {
                 sizes[i] = blocks.get(i).size();
