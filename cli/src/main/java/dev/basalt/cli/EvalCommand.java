@@ -129,13 +129,36 @@ final class EvalCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A model that is no estimator's name must be a model file {@code basalt train} wrote: loaded once here, so that
+     * a missing or foreign file is bad input before any work.
+     */
+    private static void checkModelFile(String m, List<String> known) {
+        Path file = Path.of(m);
+        if (!Files.exists(file)) {
+            throw new BadInputException("unknown model '" + m + "': use " + String.join(", ", known)
+                    + ", or the path of a model file basalt train wrote");
+        }
+        try {
+            dev.basalt.core.ThroughputEstimator e = dev.basalt.core.Estimators.loadFile(file);
+            if (e instanceof AutoCloseable c) {
+                c.close();
+            }
+        } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+            String why = e.getMessage().startsWith(m + ": ") ? e.getMessage().substring(m.length() + 2) : e.getMessage();
+            throw new BadInputException("--models " + m + ": " + why);
+        } catch (Exception closing) {
+            throw new IllegalStateException("closing " + m + " failed", closing);
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
         List<String> known = dev.basalt.core.Estimators.available();
         for (String m : models) {
             if (!known.contains(m)) {
-                throw new BadInputException("unknown model '" + m + "': use " + String.join(", ", known));
+                checkModelFile(m, known);
             }
         }
         checkOut(out);

@@ -112,6 +112,24 @@ class EvalCommandTest {
     }
 
     @Test
+    void aModelFileIsAModelAndAForeignFileIsBadInput(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("mine.ithemal");
+        try (var in = dev.basalt.ithemal.IthemalModel.class.getResourceAsStream("ithemal-default.ithemal")) {
+            Files.write(file, in.readAllBytes());
+        }
+        Path out = dir.resolve("eval");
+        CliRun r = CliRun.of("eval", "--models", file.toString(), "--mcpu", "haswell", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(Files.readString(out.resolve("results.md")).contains("| haswell | " + file + " | "));
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "not a model\n");
+        CliRun bad = CliRun.of("eval", "--models", text.toString(), "--out", dir.resolve("e2").toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().startsWith("basalt eval: --models " + text + ": "), bad.err());
+        assertFalse(Files.exists(dir.resolve("e2")));
+    }
+
+    @Test
     void anUnknownModelIsBadInputAndWritesNothing(@TempDir Path dir) {
         Path out = dir.resolve("eval");
         CliRun r = CliRun.of("eval", "--models", "simulator,oracle", "--out", out.toString());
