@@ -111,12 +111,12 @@ final class PredictCommand implements Callable<Integer> {
         return sb.append(')').toString();
     }
 
-    /** {@code text} as one CSV cell: quoted when it holds a comma, a quote or a line break. */
     /** The 90% interval's two cells (empty for an estimator without intervals), each after a comma. */
     private static String csvInterval(Prediction p) {
         return p.interval().map(iv -> String.format(Locale.ROOT, ",%.4f,%.4f", iv.low(), iv.high())).orElse(",,");
     }
 
+    /** {@code text} as one CSV cell: quoted when it holds a comma, a quote or a line break. */
     private static String csvCell(String text) {
         return text.contains(",") || text.contains("\"") || text.contains("\n")
                 ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
@@ -226,7 +226,7 @@ final class PredictCommand implements Callable<Integer> {
         if (format.equals("csv")) {
             out.println("hex,mcpu,cycles_per_iteration,interval_low,interval_high"
                     + (explain ? ",baseline,contributions" : "")
-                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note");
+                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note,error");
         }
         int k = 0;
         for (int i = 0; i < inputs.size(); i++) {
@@ -242,11 +242,13 @@ final class PredictCommand implements Callable<Integer> {
                                         : estimators.get(m).name() + " cannot predict this block on " + m);
                 failed |= p == null;
                 switch (format) {
+                    // Numeric columns stay numeric: an error row leaves them empty and says why in `error`.
                     case "csv" -> out.println(in + "," + m.llvmName() + ","
-                            + (p == null ? "error: " + error.replace(',', ';') : String.format(Locale.ROOT, "%.4f",
-                                    p.cyclesPerIteration()) + csvInterval(p) + (explain ? csvExplanation(p) : "")
-                                    + csvDetails(p, details)
-                                    + "," + csvCell(p.note())));
+                            + (p == null ? ",," + (explain ? ",," : "") + ",".repeat(details.size()) + ","
+                                    + "," + csvCell(error)
+                                    : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()) + csvInterval(p)
+                                    + (explain ? csvExplanation(p) : "") + csvDetails(p, details) + ","
+                                    + csvCell(p.note()) + ","));
                     case "json" -> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
