@@ -25,11 +25,35 @@ public final class Djl {
         if (System.getProperty("ai.djl.offline") == null) {
             System.setProperty("ai.djl.offline", "true");
         }
+        firstUseNotice(cacheDir()).ifPresent(System.err::println);
         Engine e = Engine.getEngine("PyTorch");
         if (!PYTORCH_VERSION.equals(e.getVersion())) {
             throw new IllegalStateException("DJL's PyTorch engine is version " + e.getVersion() + ", Basalt needs the "
                     + "bundled " + PYTORCH_VERSION + " (pytorch-native-cpu linux-x86_64)");
         }
         return e;
+    }
+
+    /** Where DJL unpacks its native libraries: {@code DJL_CACHE_DIR} (property or environment), else ~/.djl.ai. */
+    static java.nio.file.Path cacheDir() {
+        String dir = System.getProperty("DJL_CACHE_DIR", System.getenv("DJL_CACHE_DIR"));
+        return dir != null ? java.nio.file.Path.of(dir) : java.nio.file.Path.of(System.getProperty("user.home"), ".djl.ai");
+    }
+
+    /**
+     * The line announcing that PyTorch's native library is about to be unpacked under {@code cache} (the first use
+     * on this machine: about 430 MB, silently otherwise), or empty when this version is already there.
+     */
+    static java.util.Optional<String> firstUseNotice(java.nio.file.Path cache) {
+        java.nio.file.Path pytorch = cache.resolve("pytorch");
+        try (java.util.stream.Stream<java.nio.file.Path> versions = java.nio.file.Files.list(pytorch)) {
+            if (versions.anyMatch(v -> v.getFileName().toString().startsWith(PYTORCH_VERSION + "-"))) {
+                return java.util.Optional.empty();
+            }
+        } catch (java.io.IOException | RuntimeException notYet) {
+            // no such folder yet: the first use
+        }
+        return java.util.Optional.of("basalt: first use of the learned models here: unpacking PyTorch " + PYTORCH_VERSION
+                + "'s native library (about 430 MB) into " + pytorch + "; later runs reuse it");
     }
 }
