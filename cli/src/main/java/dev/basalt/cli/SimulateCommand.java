@@ -4,7 +4,9 @@ import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.DecodeException;
 import dev.basalt.simulator.Bottleneck;
+import dev.basalt.simulator.Bounds;
 import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorEstimator;
 import dev.basalt.simulator.SimulatorParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -60,6 +62,9 @@ final class SimulateCommand implements Callable<Integer> {
             + "of the first instructions.")
     boolean timeline;
 
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
+    String format;
+
     @Option(names = "--llvm-mca-compatible", description = "Run the first-generation machine as llvm-mca 14 does: "
             + "dispatch width, unfused micro-ops, no front end, no stack engine, loads never wait for stores.")
     boolean llvmMcaCompatible;
@@ -74,10 +79,15 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (!List.of("text", "json").contains(format)) {
+            throw new BadInputException("unknown format '" + format + "': use text or json");
+        }
         List<String> blocks = blockInput.blocks(arguments);
         if (blocks.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ArrayNode json = mapper.createArrayNode();
         if (untuned && paramsFile != null) {
             throw new BadInputException("give --params or --untuned, not both");
         }
@@ -102,6 +112,9 @@ final class SimulateCommand implements Callable<Integer> {
                 block = BasicBlock.fromHex(blocks.get(k));
             } catch (DecodeException e) {
                 err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
+                for (Microarchitecture c : cpus) {
+                    json.addObject().put("hex", blocks.get(k)).put("mcpu", c.llvmName()).put("error", e.getMessage());
+                }
                 failed = true;
                 continue;
             }
@@ -112,11 +125,20 @@ final class SimulateCommand implements Callable<Integer> {
                 }
                 if (cannot.isPresent()) { // no number for code the CPU cannot run; the other blocks go on
                     err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + cannot.get());
+                    json.addObject().put("hex", blocks.get(k)).put("mcpu", cpus.get(c).llvmName())
+                            .put("error", cannot.get());
                     failed = true;
                     continue;
                 }
-                print(out, block, cpus.get(c), sims.get(c), options);
+                if (format.equals("json")) {
+                    json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options));
+                } else {
+                    print(out, block, cpus.get(c), sims.get(c), options);
+                }
             }
+        }
+        if (format.equals("json")) {
+            out.println(json.toPrettyString());
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
@@ -142,6 +164,58 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
         }
         return params;
+    }
+
+    /** What {@link #print} says, as one JSON object with snake_case keys (the timeline when asked). */
+    private com.fasterxml.jackson.databind.node.ObjectNode toJson(com.fasterxml.jackson.databind.ObjectMapper mapper,
+                                                                  BasicBlock block, Microarchitecture uarch,
+                                                                  Simulator sim, Simulator.Options options) {
+        SimulatorParams params = sim.params();
+        Simulator.Result r = sim.run(block, options);
+        Simulator.FrontEnd fe = sim.frontEnd(block, options);
+        com.fasterxml.jackson.databind.node.ObjectNode n = mapper.createObjectNode();
+        n.put("hex", block.hex());
+        n.put("mcpu", uarch.llvmName());
+        n.put("table", params.fingerprint());
+        n.put("cycles_per_iteration", r.cyclesPerIteration());
+        n.put("total_cycles", r.totalCycles());
+        n.put("iterations", iterations);
+        n.put("mode", fe.loop() ? "loop" : "unrolled");
+        n.put("uop_source", fe.source().name().toLowerCase(Locale.ROOT));
+        com.fasterxml.jackson.databind.node.ArrayNode pairs = n.putArray("fused_pairs");
+        fe.fusedPairs().forEach(f -> pairs.addArray().add(f).add(f + 1));
+        com.fasterxml.jackson.databind.node.ArrayNode insns = n.putArray("instructions");
+        for (int i = 0; i < block.size(); i++) {
+            insns.addObject().put("index", i).put("instruction", block.instruction(i).intelSyntax())
+                    .put("form", block.instruction(i).form()).put("wait_cycles", r.waitCycles()[i]);
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode ports = n.putObject("port_cycles");
+        for (int p = 0; p < params.ports().size(); p++) {
+            ports.put(params.ports().get(p), r.portCycles()[p]);
+        }
+        n.put("bottleneck", sim.bottleneck(block, options).describe());
+        if (options.secondGeneration()) {
+            Bounds b = sim.bounds(block, options);
+            com.fasterxml.jackson.databind.node.ObjectNode bounds = n.putObject("bounds");
+            for (Bounds.Kind k : Bounds.Kind.values()) {
+                bounds.put(k.name().toLowerCase(Locale.ROOT), b.value(k));
+            }
+            bounds.put("port_set", b.portSet());
+            bounds.put("winner", b.winner().name().toLowerCase(Locale.ROOT));
+            com.fasterxml.jackson.databind.node.ArrayNode critical = bounds.putArray("critical");
+            b.critical().forEach(critical::add);
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode notes = n.putArray("notes");
+        SimulatorEstimator.notesOf(block, r.fallbacks()).forEach(notes::add);
+        if (timeline) {
+            com.fasterxml.jackson.databind.node.ArrayNode rows = n.putArray("timeline");
+            for (int[] t : r.timeline()) {
+                rows.addObject().put("instance", t[0]).put("instruction", t[0] % block.size())
+                        .put("predecode", t[1]).put("decode", t[2]).put("dispatch", t[3]).put("issue", t[4])
+                        .put("done", t[5]).put("retire", t[6]);
+            }
+        }
+        return n;
     }
 
     /** One block's run on one CPU: cycles, waits, ports, bottleneck, bounds, fallbacks, notes, timeline. */

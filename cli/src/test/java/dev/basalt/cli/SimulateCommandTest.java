@@ -145,4 +145,30 @@ class SimulateCommandTest {
         CliRun llvm = CliRun.of("predict", "--model", "simulator-default", "--mode", "unroll", loop);
         assertEquals(0, llvm.exit(), "the llvm-mca-like machine takes the mode and has no front end: " + llvm.err());
     }
+
+    /** {@code --format json}: the text's figures as snake_case keys, and an error object for a block refused. */
+    @Test
+    void jsonSaysWhatTheTextSays() throws Exception {
+        String loop = "4803074883c7084839d775f4"; // gcc's sum loop: add [rdi]; add rdi, 8; cmp; jne
+        CliRun text = CliRun.of("simulate", "--mcpu", "haswell", loop);
+        CliRun json = CliRun.of("simulate", "--format", "json", "--mcpu", "haswell,ivybridge", loop, "c5f5fec2");
+        assertEquals(2, json.exit(), json.err()); // vpaddd ymm is not Ivy Bridge's
+        com.fasterxml.jackson.databind.JsonNode rows = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(json.out());
+        assertEquals(4, rows.size(), json.out());
+        com.fasterxml.jackson.databind.JsonNode hsw = rows.get(0);
+        assertEquals("haswell", hsw.get("mcpu").asText());
+        assertTrue(text.out().startsWith(String.format(java.util.Locale.ROOT, "block %s on haswell: %.2f cycles/iteration",
+                loop, hsw.get("cycles_per_iteration").asDouble())), text.out());
+        assertEquals("loop", hsw.get("mode").asText());
+        assertEquals("[[2,3]]", hsw.get("fused_pairs").toString(), "cmp/jne fuse");
+        assertEquals(4, hsw.get("instructions").size());
+        assertEquals("latency", hsw.get("bounds").get("winner").asText());
+        assertTrue(hsw.get("port_cycles").has("6"));
+        assertEquals("c5f5fec2", rows.get(3).get("hex").asText());
+        assertTrue(rows.get(3).get("error").asText().contains("is not an instruction of ivybridge"), rows.toString());
+        CliRun csv = CliRun.of("simulate", "--format", "csv", loop);
+        assertEquals(2, csv.exit());
+        assertTrue(csv.err().contains("unknown format 'csv': use text or json"), csv.err());
+    }
 }
