@@ -206,7 +206,7 @@ final class SimulateCommand implements Callable<Integer> {
             b.critical().forEach(critical::add);
         }
         com.fasterxml.jackson.databind.node.ArrayNode notes = n.putArray("notes");
-        SimulatorEstimator.notesOf(block, r.fallbacks()).forEach(notes::add);
+        SimulatorEstimator.notes(block, r.fallbacks()).forEach(notes::add);
         if (timeline) {
             com.fasterxml.jackson.databind.node.ArrayNode rows = n.putArray("timeline");
             for (int[] t : r.timeline()) {

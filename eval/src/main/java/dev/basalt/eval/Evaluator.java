@@ -111,21 +111,18 @@ public final class Evaluator {
                 return Optional.empty();
             }
             double[] inside = new double[levels.length];
-            List<List<Double>> widths = new ArrayList<>();
-            for (int l = 0; l < levels.length; l++) {
-                widths.add(new ArrayList<>());
-            }
+            double[][] widths = new double[levels.length][intervals.size()];
             int n = 0;
             for (int i = 0; i < intervals.size(); i++) {
                 List<Interval> iv = intervals.get(i);
                 if (iv == null || iv.size() != levels.length || !(predicted[i] > 0)) {
                     continue;
                 }
-                n++;
                 for (int l = 0; l < levels.length; l++) {
                     inside[l] += iv.get(l).contains(measured[i]) ? 1 : 0;
-                    widths.get(l).add(iv.get(l).relativeWidth(predicted[i]));
+                    widths[l][n] = iv.get(l).relativeWidth(predicted[i]);
                 }
+                n++;
             }
             if (n == 0) {
                 return Optional.empty();
@@ -134,9 +131,7 @@ public final class Evaluator {
             double[] median = new double[levels.length];
             for (int l = 0; l < levels.length; l++) {
                 coverage[l] = inside[l] / n;
-                List<Double> w = widths.get(l);
-                java.util.Collections.sort(w);
-                median[l] = w.size() % 2 == 1 ? w.get(w.size() / 2) : (w.get(w.size() / 2 - 1) + w.get(w.size() / 2)) / 2;
+                median[l] = dev.basalt.datasets.Metrics.percentile(Arrays.copyOf(widths[l], n), 50);
             }
             return Optional.of(new IntervalScore(levels, coverage, median, n));
         }

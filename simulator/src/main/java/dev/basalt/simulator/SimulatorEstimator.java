@@ -198,13 +198,9 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
         return out;
     }
 
-    /** {@link #notes}, for callers outside the package (the CLI's JSON). */
-    public static java.util.List<String> notesOf(BasicBlock block, java.util.Map<String, Simulator.RowSource> fallbacks) {
-        return notes(block, fallbacks);
-    }
-
     /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */
-    static java.util.List<String> notes(BasicBlock block, java.util.Map<String, Simulator.RowSource> fallbacks) {
+    public static java.util.List<String> notes(BasicBlock block,
+                                               java.util.Map<String, Simulator.RowSource> fallbacks) {
         java.util.List<String> notes = new java.util.ArrayList<>(dev.basalt.core.UnmodelledInstructions.notes(block));
         addFallbackNotes(notes, fallbacks);
         return notes;
