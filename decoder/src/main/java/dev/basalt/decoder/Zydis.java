@@ -303,6 +303,16 @@ final class Zydis {
         return registers[id];
     }
 
+    /** The register Intel syntax calls {@code name} (lower case). @throws IllegalArgumentException if none */
+    Register registerNamed(String name) {
+        for (Register r : registers) {
+            if (r.name().equals(name)) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("no register named " + name);
+    }
+
     /** All registers, indexed by Zydis id. */
     List<Register> registers() {
         return List.of(registers);

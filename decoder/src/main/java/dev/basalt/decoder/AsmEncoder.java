@@ -1,0 +1,494 @@
+package dev.basalt.decoder;
+
+import dev.basalt.decoder.AsmStatement.Imm;
+import dev.basalt.decoder.AsmStatement.Mem;
+import dev.basalt.decoder.AsmStatement.Operand;
+import dev.basalt.decoder.AsmStatement.Reg;
+import dev.basalt.decoder.AsmStatement.Target;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns one {@link AsmStatement} into machine code with Zydis' encoder: resolves the mnemonic (condition-code
+ * synonyms, AT&T's size suffixes and names, llvm's comparison pseudo-ops such as {@code cmpltps}), fills a
+ * {@code ZydisEncoderRequest} and encodes it. Where the text leaves a memory operand's size open (AT&T without
+ * a suffix, {@code lea}), the sizes the instruction can have are tried in turn: Zydis accepts only the right one.
+ */
+final class AsmEncoder {
+
+    // ZydisEncoderRequest (Zydis 4.0, x86-64): offsets beyond those EncoderRequest already names.
+    private static final int R_PREFIXES = 16;
+    private static final int R_BRANCH_WIDTH = 28;
+    private static final int R_ADDRESS_SIZE_HINT = 32;
+    private static final int R_OPERAND_SIZE_HINT = 36;
+    private static final int R_OPERAND_COUNT = 40;
+    private static final int R_OPERANDS = 48;
+    private static final int OPERAND_BYTES = 64;
+    private static final int O_TYPE = 0;
+    private static final int O_REG = 4;
+    private static final int O_REG_IS4 = 8;
+    private static final int O_MEM_BASE = 16;
+    private static final int O_MEM_INDEX = 20;
+    private static final int O_MEM_SCALE = 24;
+    private static final int O_MEM_DISP = 32;
+    private static final int O_MEM_SIZE = 40;
+    private static final int O_IMM = 56;
+    private static final int TYPE_REGISTER = 1;
+    private static final int TYPE_MEMORY = 2;
+    private static final int TYPE_IMMEDIATE = 4;
+    private static final int ADDRESS_SIZE_64 = 3;
+    private static final int BRANCH_WIDTH_32 = 3;
+    private static final int[] SIZE_HINTS = {0, 1, 2, 0, 3, 0, 0, 0, 4};  // bytes → ZydisOperandSizeHint
+
+    /** Memory operand sizes to try when the text does not give one, most common first. */
+    private static final int[] ANY_SIZE = {8, 4, 16, 32, 2, 1, 64, 10, 6, 0, 14, 28, 94, 108, 512};
+
+    private static final Map<String, String> CONDITIONS = Map.ofEntries(Map.entry("e", "z"), Map.entry("ne", "nz"),
+            Map.entry("ae", "nb"), Map.entry("nae", "b"), Map.entry("c", "b"), Map.entry("nc", "nb"),
+            Map.entry("a", "nbe"), Map.entry("na", "be"), Map.entry("g", "nle"), Map.entry("ge", "nl"),
+            Map.entry("nge", "l"), Map.entry("ng", "le"), Map.entry("pe", "p"), Map.entry("po", "np"));
+    private static final List<String> SSE_PREDICATES = List.of("eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord");
+    private static final List<String> AVX_PREDICATES = List.of("eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord",
+            "eq_uq", "nge", "ngt", "false", "neq_oq", "ge", "gt", "true", "eq_os", "lt_oq", "le_oq", "unord_s",
+            "neq_us", "nlt_uq", "nle_uq", "ord_s", "eq_us", "nge_uq", "ngt_uq", "false_os", "neq_os", "ge_oq",
+            "gt_oq", "true_us");
+    private static final Map<String, Integer> PCLMUL = Map.of("lqlq", 0x00, "hqlq", 0x01, "lqhq", 0x10,
+            "hqhq", 0x11);
+    /** AT&T names that are not Intel names plus a size suffix. */
+    private static final Map<String, String> ATT_NAMES = Map.ofEntries(Map.entry("cltq", "cdqe"),
+            Map.entry("cqto", "cqo"), Map.entry("cltd", "cdq"), Map.entry("cwtl", "cwde"), Map.entry("cwtd", "cwd"),
+            Map.entry("cbtw", "cbw"), Map.entry("movslq", "movsxd"), Map.entry("movsl", "movsd"),
+            Map.entry("cmpsl", "cmpsd"), Map.entry("stosl", "stosd"), Map.entry("lodsl", "lodsd"),
+            Map.entry("scasl", "scasd"), Map.entry("insl", "insd"), Map.entry("outsl", "outsd"),
+            Map.entry("movabsq", "mov"), Map.entry("movabsl", "mov"), Map.entry("movabsb", "mov"),
+            Map.entry("movabsw", "mov"), Map.entry("movabs", "mov"), Map.entry("iretq", "iretq"),
+            Map.entry("sysretq", "sysret"), Map.entry("ljmpq", "jmp"), Map.entry("lcallq", "call"),
+            Map.entry("fildll", "fild"), Map.entry("fistpll", "fistp"), Map.entry("fisttpll", "fisttp"),
+            Map.entry("fildq", "fild"), Map.entry("wait", "fwait"),
+            Map.entry("fucompi", "fucomip"), Map.entry("fcompi", "fcomip"), Map.entry("fistpq", "fistp"), Map.entry("fisttpq", "fisttp"));
+    private static final Set<String> SHIFTS = Set.of("sar", "shl", "shr", "sal", "rol", "ror", "rcl", "rcr");
+    private static final Set<String> STRING_OPS = Set.of("movs", "cmps", "stos", "lods", "scas", "ins", "outs");
+
+    private final Zydis zydis = Zydis.get();
+
+    /**
+     * The machine code of {@code s} placed at {@code instructionAddress}. An absolute branch target, or
+     * {@code labelAddress} (null when the label is not in the text), becomes the relative one the encoder wants,
+     * assuming the instruction is {@code assumedLength} bytes long; the caller repeats until the length agrees.
+     *
+     * @throws AssemblyException naming the statement's line when no encoding exists
+     */
+    byte[] encode(AsmStatement s, long instructionAddress, Long labelAddress, int assumedLength) {
+        List<Candidate> candidates = candidates(s);
+        if (candidates.isEmpty()) {
+            throw new AssemblyException(s.line(), s.column(), "unknown mnemonic '" + s.mnemonic() + "'");
+        }
+        String failure = null;
+        for (Candidate c : candidates) {
+            byte[] bytes = tryEncode(c, s, instructionAddress, labelAddress, assumedLength);
+            if (bytes != null) {
+                return bytes;
+            }
+            failure = failure == null ? c.mnemonic : failure;
+        }
+        throw new AssemblyException(s.line(), s.column(), "no encoding of '" + describe(s) + "' exists (as '"
+                + failure + "' with these operands)");
+    }
+
+    private static String describe(AsmStatement s) {
+        return s.mnemonic() + (s.operands().isEmpty() ? "" : " with " + s.operands().size() + " operand(s)");
+    }
+
+    /** One way to read the statement: a Zydis mnemonic, the operands, and the sizes to try for open ones. */
+    private record Candidate(String mnemonic, List<Operand> operands, int[] memorySizes, int operandSize,
+                             Long extraImmediate) {
+    }
+
+    private List<Candidate> candidates(AsmStatement s) {
+        List<Candidate> out = new ArrayList<>();
+        String m = s.mnemonic();
+        List<Operand> ops = s.operands();
+        boolean vectorRegister = ops.stream().anyMatch(o -> o instanceof Reg r && isVector(r.register()));
+        // AT&T "movq %rax, %rbx" is mov; with an xmm or mm register it is SSE's movq ("movd" likewise).
+        if ((m.equals("movq") || m.equals("movd")) && !vectorRegister) {
+            add(out, "mov", ops, m.equals("movq") ? 8 : 4, null);
+        }
+        String att = ATT_NAMES.get(m);
+        if (att != null) {
+            int size = m.endsWith("ll") || m.endsWith("q") && m.startsWith("fi") ? 8 : suffixSize(m);
+            add(out, att, ops, m.startsWith("fi") ? 8 : m.startsWith("movabs") ? size : 0, null);
+        }
+        Candidate pseudo = comparison(m, ops);
+        if (pseudo != null) {
+            out.add(pseudo);
+        }
+        // movzbl, movsbq, movzwl, movswq ...: source size from the first letter after movz/movs
+        if (m.length() == 6 && (m.startsWith("movz") || m.startsWith("movs")) && "bw".indexOf(m.charAt(4)) >= 0
+                && "wlq".indexOf(m.charAt(5)) >= 0) {
+            add(out, m.startsWith("movz") ? "movzx" : "movsx", ops, m.charAt(4) == 'b' ? 1 : 2, null);
+        }
+        // "nop dword ptr [rax]" is 0f 1f /0, whose ModRM.reg Zydis counts as a second operand; without it the
+        // encoder picks the reserved-hint space 0f 18 /4, another instruction.
+        if (m.startsWith("nop") && ops.size() == 1 && ops.get(0) instanceof Mem mem) {
+            int size = mem.size() > 0 ? mem.size() : suffixSize(m);
+            String reg = size == 2 ? "ax" : size == 8 ? "rax" : "eax";
+            add(out, "nop", List.of(mem.size() > 0 ? mem : mem.withSize(size == 0 ? 4 : size),
+                    new Reg(zydis.registerNamed(reg))), 0, null);
+        }
+        String direct = condition(m);
+        if (zydis.mnemonicId(direct) > 0) {
+            add(out, direct, ops, 0, null);
+        }
+        if (m.equals("movsx")) {
+            add(out, "movsxd", ops, 0, null);  // gcc's "movsx rdi, edi"
+        }
+        // String instructions without size letter (objdump's "stos QWORD PTR es:[rdi], rax"): size from operands
+        if (STRING_OPS.contains(m)) {
+            int size = ops.stream().mapToInt(AsmEncoder::operandBytes).max().orElse(0);
+            String letter = switch (size) {
+                case 1 -> "b";
+                case 2 -> "w";
+                case 4 -> "d";
+                case 8 -> "q";
+                default -> "";
+            };
+            if (!letter.isEmpty()) {
+                add(out, m + letter, ops, 0, null);
+            }
+        }
+        // AT&T size suffixes: b w l q (s l t for x87; x y for vector conversions)
+        for (String suffix : List.of("ll", "b", "w", "l", "q", "s", "t", "x", "y")) {
+            if (m.length() > suffix.length() + 1 && m.endsWith(suffix)) {
+                String stem = condition(m.substring(0, m.length() - suffix.length()));
+                if (zydis.mnemonicId(stem) > 0) {
+                    add(out, stem, ops, x87Size(stem, suffix), null);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static int suffixSize(String m) {
+        return switch (m.charAt(m.length() - 1)) {
+            case 'b' -> 1;
+            case 'w' -> 2;
+            case 'l' -> 4;
+            case 'q' -> 8;
+            default -> 0;
+        };
+    }
+
+    /** The memory size an AT&T suffix gives: integer or x87 (float and integer forms differ). */
+    private static int x87Size(String stem, String suffix) {
+        boolean x87 = stem.startsWith("f");
+        boolean x87Integer = stem.startsWith("fi");
+        return switch (suffix) {
+            case "b" -> 1;
+            case "w" -> 2;
+            case "l" -> x87 && !x87Integer ? 8 : 4;
+            case "q", "ll" -> 8;
+            case "s" -> x87Integer ? 2 : 4;
+            case "t" -> 10;
+            case "x" -> 16;
+            case "y" -> 32;
+            default -> 0;
+        };
+    }
+
+    private void add(List<Candidate> out, String mnemonic, List<Operand> ops, int size, Long extraImmediate) {
+        List<Operand> operands = dropImplicit(mnemonic, ops);
+        out.add(new Candidate(mnemonic, operands, sizes(operands, size), size, extraImmediate));
+        if (extraImmediate == null && operands.size() == 1 && SHIFTS.contains(mnemonic)) {
+            // "sar rax": the count 1 is implicit in the text but an operand for Zydis
+            out.add(new Candidate(mnemonic, operands, sizes(operands, size), size, 1L));
+        }
+    }
+
+    /** String instructions' operands are implicit: llvm prints them, the encoder wants none. */
+    private static List<Operand> dropImplicit(String mnemonic, List<Operand> ops) {
+        String stem = mnemonic.length() > 1 ? mnemonic.substring(0, mnemonic.length() - 1) : mnemonic;
+        if (!STRING_OPS.contains(stem) || "bwdq".indexOf(mnemonic.charAt(mnemonic.length() - 1)) < 0
+                || ops.isEmpty()) {
+            return ops;
+        }
+        for (Operand o : ops) {
+            boolean implicit = o instanceof Mem mem && !mem.index().isPresent() && mem.displacement() == 0
+                    && (mem.base().name().endsWith("di") || mem.base().name().endsWith("si"))
+                    || o instanceof Reg r && r.register().registerClass().name().startsWith("GPR")
+                    && (r.register().enclosingName().equals("rax") || r.register().enclosingName().equals("rdx"));
+            if (!implicit) {
+                return ops;
+            }
+        }
+        return List.of();
+    }
+
+    private static int[] sizes(List<Operand> operands, int hint) {
+        boolean open = operands.stream().anyMatch(o -> o instanceof Mem m && m.size() == 0);
+        if (!open) {
+            return new int[] {-1};
+        }
+        Set<Integer> order = new LinkedHashSet<>();
+        if (hint > 0) {
+            order.add(hint);
+        }
+        for (Operand o : operands) {
+            if (o instanceof Reg r && r.register().widthBits() > 0) {
+                order.add(r.register().widthBits() / 8);
+            }
+        }
+        for (int s : ANY_SIZE) {
+            order.add(s);
+        }
+        return order.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static int operandBytes(Operand o) {
+        if (o instanceof Mem m) {
+            return m.size();
+        }
+        if (o instanceof Reg r) {
+            return r.register().widthBits() / 8;
+        }
+        return 0;
+    }
+
+    private static boolean isVector(Register r) {
+        String c = r.registerClass().name();
+        return c.equals("XMM") || c.equals("YMM") || c.equals("ZMM") || c.equals("MMX");
+    }
+
+    private static String condition(String m) {
+        for (String head : List.of("cmov", "set", "j")) {
+            if (m.startsWith(head)) {
+                String cc = CONDITIONS.get(m.substring(head.length()));
+                if (cc != null) {
+                    return head + cc;
+                }
+            }
+        }
+        return m;
+    }
+
+    /** llvm's comparison pseudo-ops: cmpltps, vcmpneq_oqsd, pclmulhqlqdq → the instruction plus a predicate. */
+    private Candidate comparison(String m, List<Operand> ops) {
+        for (String type : List.of("ps", "pd", "ss", "sd")) {
+            for (boolean vex : new boolean[] {false, true}) {
+                String head = vex ? "vcmp" : "cmp";
+                if (m.startsWith(head) && m.endsWith(type) && m.length() > head.length() + 2) {
+                    String pred = m.substring(head.length(), m.length() - 2);
+                    int k = (vex ? AVX_PREDICATES : SSE_PREDICATES).indexOf(pred);
+                    if (k >= 0) {
+                        return candidate(head + type, ops, (long) k);
+                    }
+                }
+            }
+        }
+        for (String head : List.of("pclmul", "vpclmul")) {
+            if (m.startsWith(head) && m.endsWith("dq") && m.length() == head.length() + 6) {
+                Integer k = PCLMUL.get(m.substring(head.length(), head.length() + 4));
+                if (k != null) {
+                    return candidate(head + "qdq", ops, (long) k);
+                }
+            }
+        }
+        return null;
+    }
+
+    private Candidate candidate(String mnemonic, List<Operand> ops, Long extra) {
+        return new Candidate(mnemonic, ops, sizes(ops, 0), 0, extra);
+    }
+
+    private byte[] tryEncode(Candidate c, AsmStatement s, long address, Long labelAddress, int assumedLength) {
+        int id = zydis.mnemonicId(c.mnemonic);
+        if (id <= 0) {
+            return null;
+        }
+        List<Operand> ops = new ArrayList<>(c.operands);
+        if (c.extraImmediate != null) {
+            ops.add(new Imm(c.extraImmediate));
+        }
+        if (ops.size() > EncoderRequest.MAX_OPERANDS) {
+            return null;
+        }
+        for (int size : c.memorySizes) {
+            for (List<Operand> variant : immediateVariants(ops)) {
+                for (int hint : new int[] {c.operandSize, 0}) {
+                    try {
+                        byte[] bytes = zydis.encode(request(id, s, variant, size, hint, address, labelAddress,
+                                assumedLength));
+                        if (c.mnemonic.equals("nop")) {
+                            return canonicalNop(bytes);
+                        }
+                        return isMoffs(bytes, s) ? modrmInsteadOfMoffs(id, s, variant, size, hint, bytes) : bytes;
+                    } catch (EncodeException noSuchForm) {
+                        // try the next size
+                    }
+                    if (hint == 0) {
+                        break;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The operands as written, then with an immediate read as a sign-extended 32-, 16- or 8-bit value: llvm prints
+     * {@code mov eax, 4294967295} where the encoder wants -1.
+     */
+    private static List<List<Operand>> immediateVariants(List<Operand> ops) {
+        List<List<Operand>> variants = new ArrayList<>();
+        variants.add(ops);
+        for (int k = 0; k < ops.size(); k++) {
+            if (ops.get(k) instanceof Imm imm) {
+                long v = imm.value();
+                for (long w : new long[] {(int) v, (short) v, (byte) v}) {
+                    if (w != v && (v >>> 32 == 0 || v >> 31 == -1) && fitsUnsigned(v, w)) {
+                        List<Operand> copy = new ArrayList<>(ops);
+                        copy.set(k, new Imm(w));
+                        variants.add(copy);
+                    }
+                }
+            }
+        }
+        return variants;
+    }
+
+    /** True when {@code w} is {@code v} truncated to the width at which they agree. */
+    private static boolean fitsUnsigned(long v, long w) {
+        for (int bits : new int[] {8, 16, 32}) {
+            long mask = (1L << bits) - 1;
+            if ((v & ~mask) == 0 && (w & mask) == v) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code 0f 1f /0}, the multi-byte NOP compilers emit, for any of the reserved-NOP opcodes {@code 0f 19..1e}
+     * Zydis may choose first: the same ModRM layout, so only the opcode byte changes.
+     */
+    private static byte[] canonicalNop(byte[] bytes) {
+        for (int i = 0; i + 1 < bytes.length; i++) {
+            int u = Byte.toUnsignedInt(bytes[i]);
+            if (u == 0x0f) {
+                int op = Byte.toUnsignedInt(bytes[i + 1]);
+                if (op >= 0x19 && op <= 0x1e) {
+                    bytes[i + 1] = 0x1f;
+                }
+                break;
+            }
+        }
+        return bytes;
+    }
+
+    private static final int REGISTER_RAX_GROUP_TO_RCX = 1;
+
+    /** Zydis prefers {@code mov rax, moffs} (with a 0x67 prefix) for absolute addresses; compilers do not. */
+    private static boolean isMoffs(byte[] bytes, AsmStatement s) {
+        if (s.mnemonic().startsWith("movabs")) {
+            return false;
+        }
+        for (byte b : bytes) {
+            int u = Byte.toUnsignedInt(b);
+            if (u == 0x67) {
+                continue;
+            }
+            if (u == 0x64 || u == 0x65 || u == 0x66 || (u & 0xf0) == 0x40) {
+                continue;  // FS/GS, operand size, REX
+            }
+            return u >= 0xa0 && u <= 0xa3;
+        }
+        return false;
+    }
+
+    /**
+     * The ModRM form of an accumulator move to or from an absolute address: encode it with the C register
+     * (which has no moffs form), then set ModRM.reg back to 0, the accumulator.
+     */
+    private byte[] modrmInsteadOfMoffs(int id, AsmStatement s, List<Operand> ops, int size, int hint, byte[] moffs) {
+        List<Operand> swapped = new ArrayList<>(ops);
+        for (int k = 0; k < ops.size(); k++) {
+            if (ops.get(k) instanceof Reg r && r.register().enclosingName().equals("rax")) {
+                String name = r.register().name();
+                String c = name.equals("al") ? "cl" : name.replace('a', 'c');
+                swapped.set(k, new Reg(zydis.registerNamed(c)));
+            }
+        }
+        try {
+            byte[] bytes = zydis.encode(request(id, s, swapped, size, hint, 0, null, 0));
+            for (int i = 0; i + 1 < bytes.length; i++) {
+                int u = Byte.toUnsignedInt(bytes[i]);
+                if (u >= 0x88 && u <= 0x8b && ((bytes[i + 1] >> 3) & 7) == REGISTER_RAX_GROUP_TO_RCX) {
+                    bytes[i + 1] = (byte) (bytes[i + 1] & ~0x38);
+                    return bytes;
+                }
+            }
+        } catch (EncodeException e) {
+            // keep the moffs form
+        }
+        return moffs;
+    }
+
+    private byte[] request(int mnemonicId, AsmStatement s, List<Operand> ops, int memorySize, int operandSize,
+                           long address, Long labelAddress, int assumedLength) {
+        ByteBuffer b = ByteBuffer.allocate(EncoderRequest.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(8, mnemonicId);
+        long prefixes = s.prefixes();
+        if (operandSize > 0 && operandSize < SIZE_HINTS.length) {
+            b.putInt(R_OPERAND_SIZE_HINT, SIZE_HINTS[operandSize]);
+        }
+        b.put(R_OPERAND_COUNT, (byte) ops.size());
+        for (int k = 0; k < ops.size(); k++) {
+            int o = R_OPERANDS + OPERAND_BYTES * k;
+            Operand op = ops.get(k);
+            if (op instanceof Reg r) {
+                b.putInt(o + O_TYPE, TYPE_REGISTER);
+                b.putInt(o + O_REG, r.register().id());
+                // A fourth register operand (vblendvps) is encoded in the immediate's high nibble: Zydis' is4.
+                b.put(o + O_REG_IS4, (byte) (k == 3 ? 1 : 0));
+            } else if (op instanceof Mem m) {
+                b.putInt(o + O_TYPE, TYPE_MEMORY);
+                b.putInt(o + O_MEM_BASE, m.base().id());
+                b.putInt(o + O_MEM_INDEX, m.index().id());
+                b.put(o + O_MEM_SCALE, (byte) (m.index().isPresent() ? Math.max(1, m.scale()) : 0));
+                b.putLong(o + O_MEM_DISP, m.displacement());
+                b.putShort(o + O_MEM_SIZE, (short) (m.size() > 0 ? m.size() : Math.max(0, memorySize)));
+                prefixes |= AsmParser.segmentBit(m.segment());
+                if (m.absolute()) {
+                    b.putInt(R_ADDRESS_SIZE_HINT, ADDRESS_SIZE_64);
+                }
+            } else if (op instanceof Imm i) {
+                b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
+                b.putLong(o + O_IMM, i.value());
+            } else if (op instanceof Target t) {
+                b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
+                long relative;
+                if (t.label() != null) {
+                    if (labelAddress == null) {
+                        relative = 0;
+                        b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_32);  // an outside symbol: room for its relocation
+                    } else {
+                        relative = labelAddress - (address + assumedLength);
+                    }
+                } else if (t.absolute()) {
+                    relative = t.value() - (address + assumedLength);
+                } else {
+                    relative = t.value();
+                }
+                b.putLong(o + O_IMM, relative);
+            }
+        }
+        // FS and GS keep their meaning in 64-bit mode; other segment prefixes are ignored by the CPU and the encoder
+        b.putLong(R_PREFIXES, prefixes & ~((1L << 37) | (1L << 38) | (1L << 39) | (1L << 40)));
+        return b.array();
+    }
+}

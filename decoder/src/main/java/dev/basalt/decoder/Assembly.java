@@ -1,0 +1,230 @@
+package dev.basalt.decoder;
+
+import dev.basalt.decoder.AsmParser.Item;
+import dev.basalt.decoder.AsmParser.Label;
+import dev.basalt.decoder.AsmParser.Separator;
+import dev.basalt.decoder.AsmParser.Statement;
+import dev.basalt.decoder.AsmStatement.Operand;
+import dev.basalt.decoder.AsmStatement.Target;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Assembly text in, machine code out, with no assembler: each instruction is parsed here and encoded by Zydis'
+ * encoder. Reads Intel syntax (as {@code objdump -M intel}, {@code llvm-mc} and {@code gcc -masm=intel -S}
+ * print it) and AT&T syntax ({@code gcc -S}, {@code objdump}'s default); skips comments, directives and the
+ * address and bytes columns of listings; labels and blank lines separate blocks.
+ *
+ * <p>Branches: a number is a displacement from the next instruction (as {@code llvm-mc} prints it), or an
+ * absolute address on a listing line with an address column ({@code objdump -d}); a label defined in the text
+ * resolves to its place, laid out from address 0 and re-encoded until every branch's length is stable; a name not
+ * in the text (a call to {@code printf@PLT}) gets a 32-bit displacement of 0, as an assembler leaves a
+ * relocation. Zydis picks the shortest encoding, so an instruction the original code encoded longer (a
+ * 32-bit displacement that fits in 8 bits) comes back shorter: the same instruction, a different length.
+ *
+ * <pre>{@code
+ * List<Assembly.Block> blocks = Assembly.parse("add rax, rbx\nimul rax, rax", Assembly.Syntax.INTEL);
+ * BasicBlock block = blocks.get(0).basicBlock();    // 4801d8 480fafc0
+ * }</pre>
+ */
+public final class Assembly {
+
+    /** The two syntaxes of x86 assembly. */
+    public enum Syntax {
+        INTEL, ATT;
+
+        private static final Pattern ATT_MARKS = Pattern.compile("%[a-z]|\\$-?(0x)?[0-9a-fA-F]|\\$[A-Za-z_.]");
+
+        /**
+         * AT&T when an instruction line has {@code %}-registers or {@code $}-immediates, else Intel. Directives,
+         * comments and strings are not looked at ({@code .string "%ld"} is no register).
+         */
+        public static Syntax detect(String text) {
+            for (String line : text.split("\\R")) {
+                String t = line.strip();
+                int hash = t.indexOf('#');
+                if (hash >= 0) {
+                    t = t.substring(0, hash);
+                }
+                if (t.startsWith(".") || t.contains("\"")) {
+                    continue;
+                }
+                if (ATT_MARKS.matcher(t).find()) {
+                    return ATT;
+                }
+            }
+            return INTEL;
+        }
+    }
+
+    /**
+     * One block of the text: the machine code of consecutive instructions between labels or blank lines.
+     *
+     * @param firstLine the line of its first instruction (from 1)
+     * @param lastLine  the line of its last instruction
+     * @param label     the label before it, or empty
+     * @param bytes     its machine code
+     */
+    public record Block(int firstLine, int lastLine, String label, byte[] bytes) {
+
+        public Block {
+            bytes = bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        /** The machine code as lower-case hex. */
+        public String hex() {
+            return Hex.format(bytes);
+        }
+
+        /** The decoded block. */
+        public BasicBlock basicBlock() {
+            return BasicBlock.fromBytes(bytes);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Block b && b.firstLine == firstLine && b.lastLine == lastLine
+                    && b.label.equals(label) && java.util.Arrays.equals(b.bytes, bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(firstLine, lastLine, label, java.util.Arrays.hashCode(bytes));
+        }
+
+        @Override
+        public String toString() {
+            return "Block[lines " + firstLine + "-" + lastLine + (label.isEmpty() ? "" : ", " + label) + ": "
+                    + hex() + "]";
+        }
+    }
+
+    /** Rounds of re-encoding before branch lengths must have settled (each round can only lengthen a branch). */
+    private static final int LAYOUT_ROUNDS = 16;
+
+    private Assembly() {
+    }
+
+    /**
+     * The blocks of {@code text} (none for text without instructions).
+     *
+     * @throws AssemblyException naming the line and column of the first statement that cannot be read or encoded
+     * @throws ZydisUnavailableException when the Zydis library cannot be loaded
+     */
+    public static List<Block> parse(String text, Syntax syntax) {
+        List<Item> items = new AsmParser(syntax).parse(text);
+        List<AsmStatement> statements = new ArrayList<>();
+        List<Integer> blockOf = new ArrayList<>();
+        List<String> blockLabels = new ArrayList<>();
+        Map<String, Integer> labels = new HashMap<>();  // label → index of the statement it precedes
+        int block = -1;
+        boolean open = false;
+        String pendingLabel = "";
+        for (Item item : items) {
+            if (item instanceof Label l) {
+                labels.putIfAbsent(l.name().toLowerCase(java.util.Locale.ROOT), statements.size());
+                open = false;
+                if (pendingLabel.isEmpty() || pendingLabel.startsWith(".L") && !l.name().startsWith(".L")) {
+                    pendingLabel = l.name();  // "dot:", not gcc's local ".LFE11:" before it or ".LFB11:" after
+                }
+            } else if (item instanceof Separator) {
+                open = false;
+            } else if (item instanceof Statement st) {
+                if (!open) {
+                    block++;
+                    open = true;
+                    blockLabels.add(pendingLabel);
+                    pendingLabel = "";
+                }
+                statements.add(st.statement());
+                blockOf.add(block);
+            }
+        }
+        byte[][] code = layout(statements, labels);
+        List<Block> blocks = new ArrayList<>();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int first = -1;
+        for (int i = 0; i < statements.size(); i++) {
+            if (first < 0) {
+                first = i;
+            }
+            bytes.writeBytes(code[i]);
+            if (i + 1 == statements.size() || !blockOf.get(i + 1).equals(blockOf.get(i))) {
+                blocks.add(new Block(statements.get(first).line(), statements.get(i).line(),
+                        blockLabels.get(blockOf.get(i)), bytes.toByteArray()));
+                bytes.reset();
+                first = -1;
+            }
+        }
+        return blocks;
+    }
+
+    /** Encodes every statement, re-encoding branches until their lengths and displacements agree. */
+    private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels) {
+        AsmEncoder encoder = new AsmEncoder();
+        int n = statements.size();
+        byte[][] code = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            AsmStatement s = statements.get(i);
+            Long label = hasLabel(s, labels) ? 0L : null;
+            code[i] = encoder.encode(s, Math.max(0, s.address()), label, 0);
+        }
+        for (int round = 0; round < LAYOUT_ROUNDS; round++) {
+            long[] address = new long[n + 1];
+            for (int i = 0; i < n; i++) {
+                address[i + 1] = address[i] + code[i].length;
+            }
+            boolean changed = false;
+            for (int i = 0; i < n; i++) {
+                AsmStatement s = statements.get(i);
+                if (!isBranchToPlace(s)) {
+                    continue;
+                }
+                Long label = hasLabel(s, labels) ? address[labels.get(label(s))] : null;
+                long at = s.address() >= 0 ? s.address() : address[i];
+                byte[] again = encoder.encode(s, at, label, code[i].length);
+                if (!java.util.Arrays.equals(again, code[i])) {
+                    code[i] = again;
+                    changed = true;
+                }
+            }
+            if (!changed) {
+                break;
+            }
+        }
+        return code;
+    }
+
+    private static boolean isBranchToPlace(AsmStatement s) {
+        for (Operand o : s.operands()) {
+            if (o instanceof Target t && (t.absolute() || t.label() != null)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String label(AsmStatement s) {
+        for (Operand o : s.operands()) {
+            if (o instanceof Target t && t.label() != null) {
+                return t.label().toLowerCase(java.util.Locale.ROOT);
+            }
+        }
+        return null;
+    }
+
+    private static boolean hasLabel(AsmStatement s, Map<String, Integer> labels) {
+        String l = label(s);
+        return l != null && labels.containsKey(l);
+    }
+}
