@@ -40,6 +40,7 @@ final class AsmParser {
     private static final Pattern LISTING = Pattern.compile("^\\s*([0-9a-fA-F]+):\\s+((?:[0-9a-fA-F]{2}(?:\\s|$))*)");
     private static final Pattern OBJDUMP_SYMBOL = Pattern.compile("^\\s*[0-9a-fA-F]+\\s+<([^>]+)>:\\s*$");
     private static final Pattern LABEL = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*$");
+    private static final Pattern LABEL_THEN_TEXT = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*(?=\\S)");
     private static final Map<String, Integer> SIZE_WORDS = Map.ofEntries(Map.entry("byte", 1),
             Map.entry("word", 2), Map.entry("dword", 4), Map.entry("fword", 6), Map.entry("qword", 8),
             Map.entry("mmword", 8), Map.entry("tbyte", 10), Map.entry("xword", 10), Map.entry("xmmword", 16),
@@ -125,7 +126,14 @@ final class AsmParser {
                 items.add(new Label(label.group(1), lineNo));
                 continue;
             }
-            if (body.trim().endsWith(":") || body.contains("file format")) {
+            Matcher inline = LABEL_THEN_TEXT.matcher(body);
+            if (body.contains("file format")) {
+                items.add(new Separator(lineNo));  // objdump's "t.o:     file format elf64-x86-64"
+                continue;
+            } else if (offset == 0 && inline.find()) {
+                items.add(new Label(inline.group(1), lineNo));  // "loop: dec rcx"
+                offset = inline.end();
+            } else if (body.trim().endsWith(":")) {
                 items.add(new Separator(lineNo));  // "Disassembly of section .text:", "file.o:  file format ..."
                 continue;
             }

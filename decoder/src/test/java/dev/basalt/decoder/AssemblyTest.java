@@ -1,0 +1,161 @@
+package dev.basalt.decoder;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Assembly text to machine code; every expected encoding is what llvm-mc-14 -show-encoding assembles. */
+class AssemblyTest {
+
+    private static String one(String text, Assembly.Syntax syntax) {
+        List<Assembly.Block> blocks = Assembly.parse(text, syntax);
+        assertEquals(1, blocks.size(), () -> "blocks of " + text + ": " + blocks);
+        return blocks.get(0).hex();
+    }
+
+    @ParameterizedTest(name = "{0} | {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            add rax, rbx                                  | addq %rbx, %rax                          | 4801d8
+            mov qword ptr [rsp + 8], rax                  | movq %rax, 8(%rsp)                       | 4889442408
+            lea rax, [rip + 16]                           | leaq 16(%rip), %rax                      | 488d0510000000
+            lock cmpxchg qword ptr [rdx], rcx             | lock cmpxchgq %rcx, (%rdx)               | f0480fb10a
+            rep stosq                                     | rep stosq                                | f348ab
+            vaddps ymm0, ymm1, ymmword ptr [rax + 4*rbx - 8] | vaddps -8(%rax,%rbx,4), %ymm1, %ymm0  | c5f4584498f8
+            mov rax, qword ptr fs:[40]                    | movq %fs:40, %rax                        | 64488b042528000000
+            cmpltps xmm0, xmm1                            | cmpltps %xmm1, %xmm0                     | 0fc2c101
+            mov eax, 4294967295                           | movl $4294967295, %eax                   | b8ffffffff
+            sar rax                                       | sarq %rax                                | 48d1f8
+            nop dword ptr [rax]                           | nopl (%rax)                              | 0f1f00
+            movsx rax, byte ptr [rsi]                     | movsbq (%rsi), %rax                      | 480fbe06
+            vblendvps xmm15, xmm10, xmm14, xmm0           | vblendvps %xmm0, %xmm14, %xmm10, %xmm15  | c443294afe00
+            fld tbyte ptr [rsp]                           | fldt (%rsp)                              | db2c24
+            fsubp st(1), st                               | fsubrp %st, %st(1)                       | dee9
+            cdqe                                          | cltq                                     | 4898
+            movzx eax, word ptr [rdi]                     | movzwl (%rdi), %eax                      | 0fb707
+            cvtsi2sd xmm0, dword ptr [rax]                | cvtsi2sdl (%rax), %xmm0                  | f20f2a00
+            """)
+    void intelAndAttEncodeAsLlvmMcAssembles(String intel, String att, String hex) {
+        assertEquals(hex, one(intel, Assembly.Syntax.INTEL), intel);
+        assertEquals(hex, one(att, Assembly.Syntax.ATT), att);
+        if (att.contains("%") || att.contains("$")) {
+            assertEquals(Assembly.Syntax.ATT, Assembly.Syntax.detect(att));
+        }
+        assertEquals(Assembly.Syntax.INTEL, Assembly.Syntax.detect(intel));
+    }
+
+    @Test
+    void aLoopBranchesBackToItsLabelWithAShortDisplacement() {
+        // gcc -O2 -S of "for (i = 0; i < n; i++) s += a[i] * b[i]": the loop body is one block
+        String gcc = """
+                	.text
+                	.p2align 4
+                	.globl	dot
+                dot:
+                	test	rdx, rdx
+                	jle	.L4
+                	xor	eax, eax
+                	pxor	xmm1, xmm1
+                	.p2align 4,,10
+                .L3:
+                	movsd	xmm0, QWORD PTR [rdi+rax*8]   # a[i]
+                	mulsd	xmm0, QWORD PTR [rsi+rax*8]
+                	add	rax, 1
+                	addsd	xmm1, xmm0
+                	cmp	rdx, rax
+                	jne	.L3
+                	movapd	xmm0, xmm1
+                	ret
+                .L4:
+                	pxor	xmm1, xmm1
+                	ret
+                """;
+        List<Assembly.Block> blocks = Assembly.parse(gcc, Assembly.Syntax.detect(gcc));
+        assertEquals(3, blocks.size());
+        assertEquals("dot", blocks.get(0).label());
+        // jle .L4 jumps over the 2 instructions after it (6 bytes) and the 28-byte .L3 block: 0x22
+        assertEquals("4885d27e2231c0660fefc9", blocks.get(0).hex());
+        // jne .L3 goes back over the 23 bytes from .L3 to its own end: -23 = e9, as gcc's assembler wrote it
+        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9660f28c1c3", blocks.get(1).hex());
+        assertEquals(".L3", blocks.get(1).label());
+        assertEquals(11, blocks.get(1).firstLine());
+    }
+
+    @Test
+    void aListingsAddressAndBytesColumnsAreSkippedAndItsTargetsAreAbsolute() {
+        String objdump = """
+                t.o:     file format elf64-x86-64
+
+                Disassembly of section .text:
+
+                0000000000000000 <dot>:
+                  10:	f2 0f 10 04 c7       	movsd  (%rdi,%rax,8),%xmm0
+                  15:	f2 0f 59 04 c6       	mulsd  (%rsi,%rax,8),%xmm0
+                  1a:	48 83 c0 01          	add    $0x1,%rax
+                  1e:	f2 0f 58 c8          	addsd  %xmm0,%xmm1
+                  22:	48 39 c2             	cmp    %rax,%rdx
+                  25:	75 e9                	jne    10 <dot+0x10>
+                  27:	66 2e 0f 1f 84 00 00 	cs nopw 0x0(%rax,%rax,1)
+                  2e:	00 00 00
+                """;
+        List<Assembly.Block> blocks = Assembly.parse(objdump, Assembly.Syntax.ATT);
+        assertEquals(1, blocks.size());
+        assertEquals("dot", blocks.get(0).label());
+        // the cs prefix means nothing in 64-bit mode and Zydis drops it; 0x0 needs no displacement byte
+        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9660f1f0400", blocks.get(0).hex());
+    }
+
+    @Test
+    void aCallToASymbolOutsideTheTextLeavesRoomForItsRelocation() {
+        assertEquals("e800000000", one("call printf@PLT", Assembly.Syntax.INTEL));
+        assertEquals("e900000000", one("jmp elsewhere", Assembly.Syntax.INTEL));
+        assertEquals("ebf0", one("jmp -16", Assembly.Syntax.INTEL));  // llvm-mc prints displacements
+    }
+
+    @Test
+    void labelsBlankLinesAndSemicolonsShapeBlocks() {
+        List<Assembly.Block> blocks = Assembly.parse("add rax, rbx; imul rax, rax\nloop: dec rcx\njnz loop\n",
+                Assembly.Syntax.INTEL);
+        assertEquals(2, blocks.size());
+        assertEquals("loop", blocks.get(1).label());
+        assertEquals("48ffc975fb", blocks.get(1).hex());  // jnz back over 5 bytes
+        List<Assembly.Block> split = Assembly.parse("add rax, rbx; imul rax, rax\n\nnext:\ndec rcx\n",
+                Assembly.Syntax.INTEL);
+        assertEquals(2, split.size());
+        assertEquals("4801d8480fafc0", split.get(0).hex());
+        assertEquals("48ffc9", split.get(1).hex());
+        assertEquals("next", split.get(1).label());
+        assertTrue(Assembly.parse("  .text\n# nothing\n", Assembly.Syntax.INTEL).isEmpty());
+    }
+
+    @Test
+    void errorsNameTheLineAndColumn() {
+        AssemblyException unknown = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("add rax, rbx\n  frobnicate rax", Assembly.Syntax.INTEL));
+        assertEquals(2, unknown.line());
+        assertEquals(3, unknown.column());
+        assertTrue(unknown.getMessage().contains("unknown mnemonic 'frobnicate'"), unknown.getMessage());
+
+        AssemblyException operand = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("mov rax, qword ptr [rax + ]", Assembly.Syntax.INTEL));
+        assertEquals(1, operand.line());
+        assertTrue(operand.getMessage().startsWith("line 1, column 10: cannot read"), operand.getMessage());
+
+        AssemblyException bracket = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("mov rax, qword ptr [rax", Assembly.Syntax.INTEL));
+        assertTrue(bracket.getMessage().contains("unclosed"), bracket.getMessage());
+
+        AssemblyException impossible = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("add rax, ebx", Assembly.Syntax.INTEL));
+        assertTrue(impossible.getMessage().contains("no encoding"), impossible.getMessage());
+
+        AssemblyException att = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("movq %rax, %rbz", Assembly.Syntax.ATT));
+        assertTrue(att.getMessage().contains("unknown register '%rbz'"), att.getMessage());
+    }
+}
