@@ -1,5 +1,7 @@
 package dev.basalt.cli;
 
+import dev.basalt.decoder.Assembly;
+import dev.basalt.decoder.AssemblyException;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedReader;
@@ -11,20 +13,50 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
- * {@code --input FILE}, mixed into every command that reads blocks: a BHive CSV (the hex is the first column) or
- * one hex block per line; {@code -} reads standard input. The blocks come after those given as arguments.
+ * {@code --input FILE} and {@code --input-format}, mixed into every command that reads blocks. Blocks are hex (a
+ * BHive CSV, whose first column is the hex, or one hex block per line) or assembly text in Intel or AT&T syntax
+ * (compiler {@code -S} output, {@code objdump}/{@code llvm-mc} listings; labels and blank lines separate blocks,
+ * {@code ;} instructions), encoded by {@link Assembly}; {@code -} reads standard input. The blocks come after
+ * those given as arguments. Everything is turned into hex here, so the commands see one form.
  */
 final class BlockInput {
 
-    @Option(names = "--input", paramLabel = "FILE", description = "BHive CSV or one hex per line; - reads "
-            + "standard input.")
+    private static final Pattern HEX = Pattern.compile("\\s*(0[xX])?[0-9a-fA-F]+(\\s+(0[xX])?[0-9a-fA-F]+)*\\s*");
+
+    @Option(names = "--input", paramLabel = "FILE", description = "Blocks to read: a BHive CSV, one hex per line, or"
+            + " assembly; - reads standard input.")
     Path input;
 
-    /** {@code arguments}, then the blocks of {@code --input}; a file that cannot be read is bad input, named. */
+    @Option(names = "--input-format", defaultValue = "auto", paramLabel = "FORMAT", description = "hex, intel, att"
+            + " or auto (default ${DEFAULT-VALUE}: hex when every block is hex digits, else assembly, AT&T when it"
+            + " has %%registers or $immediates).")
+    String inputFormat;
+
+    /** {@code arguments}, then the blocks of {@code --input}, as hex; bad input is named (file, line, column). */
     List<String> blocks(List<String> arguments) throws IOException {
-        List<String> blocks = new ArrayList<>(arguments == null ? List.of() : arguments);
+        String format = inputFormat == null ? "auto" : inputFormat.toLowerCase(Locale.ROOT);
+        if (!List.of("hex", "intel", "att", "auto").contains(format)) {
+            throw new BadInputException("--input-format must be hex, intel, att or auto, got '" + inputFormat + "'");
+        }
+        List<String> blocks = new ArrayList<>();
+        int position = 0;
+        for (String argument : arguments == null ? List.<String>of() : arguments) {
+            position++;
+            if (format.equals("hex") || format.equals("auto") && HEX.matcher(argument).matches()) {
+                blocks.add(argument);
+            } else {
+                List<Assembly.Block> assembled = assemble(argument, format, "block argument " + position);
+                if (assembled.isEmpty()) {
+                    throw new BadInputException("block argument " + position + " ('" + argument + "') holds no "
+                            + "instruction");
+                }
+                assembled.forEach(b -> blocks.add(b.hex()));
+            }
+        }
         if (input == null) {
             return blocks;
         }
@@ -45,12 +77,41 @@ final class BlockInput {
                         + "BHive CSV or one hex block per line");
             }
         }
-        for (String line : lines) {
-            String t = line.trim();
-            if (!t.isEmpty()) {
-                blocks.add(t.contains(",") ? t.substring(0, t.indexOf(',')).trim() : t);
+        String name = input.toString().equals("-") ? "standard input" : input.toString();
+        if (format.equals("hex") || format.equals("auto") && lines.stream().map(String::trim)
+                .filter(t -> !t.isEmpty()).allMatch(t -> HEX.matcher(firstColumn(t)).matches())) {
+            for (String line : lines) {
+                String t = line.trim();
+                if (!t.isEmpty()) {
+                    blocks.add(firstColumn(t));
+                }
             }
+            return blocks;
         }
+        List<Assembly.Block> assembled = assemble(String.join("\n", lines), format, "--input " + name);
+        if (assembled.isEmpty()) {
+            throw new BadInputException("--input " + name + " holds no instruction (neither hex nor assembly)");
+        }
+        assembled.forEach(b -> blocks.add(b.hex()));
         return blocks;
+    }
+
+    private static String firstColumn(String line) {
+        return line.contains(",") ? line.substring(0, line.indexOf(',')).trim() : line;
+    }
+
+    /** The blocks of assembly text; an error names {@code where} and the line and column. */
+    private static List<Assembly.Block> assemble(String text, String format, String where) {
+        Assembly.Syntax syntax = switch (format) {
+            case "intel" -> Assembly.Syntax.INTEL;
+            case "att" -> Assembly.Syntax.ATT;
+            default -> Assembly.Syntax.detect(text);
+        };
+        try {
+            return Assembly.parse(text, syntax);
+        } catch (AssemblyException e) {
+            throw new BadInputException(where + ", " + syntax.name().replace("ATT", "AT&T").replace("INTEL", "Intel")
+                    + " syntax: " + e.getMessage());
+        }
     }
 }

@@ -487,7 +487,7 @@ final class AsmEncoder {
                 b.putLong(o + O_IMM, relative);
             }
         }
-        // FS and GS keep their meaning in 64-bit mode; other segment prefixes are ignored by the CPU and the encoder
+        // CS, SS, DS and ES overrides mean nothing in 64-bit mode; Zydis refuses them (llvm-mc prints them on NOPs)
         b.putLong(R_PREFIXES, prefixes & ~((1L << 37) | (1L << 38) | (1L << 39) | (1L << 40)));
         return b.array();
     }

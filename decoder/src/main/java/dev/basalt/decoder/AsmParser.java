@@ -436,7 +436,7 @@ final class AsmParser {
                             + op + "'");
                 }
                 index = r;
-                scale = k.intValue();
+                scale = checkedScale(k, op, line, column);
                 continue;
             }
             Register r = register(term);
@@ -458,6 +458,13 @@ final class AsmParser {
             disp += sign * value;
         }
         return new Mem(Register.NONE, base, index, scale, disp, 0);
+    }
+
+    private static int checkedScale(long k, String op, int line, int column) {
+        if (k != 1 && k != 2 && k != 4 && k != 8) {
+            throw new AssemblyException(line, column, "scale " + k + " in '" + op + "' is not 1, 2, 4 or 8");
+        }
+        return (int) k;
     }
 
     /** The number in "sym+8" (a symbol's own address is unknown here and counts as 0). */
@@ -589,7 +596,7 @@ final class AsmParser {
                 if (k == null) {
                     throw new AssemblyException(line, column, "cannot read the scale in '" + op + "'");
                 }
-                scale = k.intValue();
+                scale = checkedScale(k, op, line, column);
             }
         } else if (d.isEmpty()) {
             throw new AssemblyException(line, column, "cannot read the operand '" + op + "'");
