@@ -36,7 +36,7 @@ final class DecodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex, e.g. 4889de4889c24c89ff "
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly, e.g. 4889de4889c24c89ff "
             + "(quote a block that contains spaces).")
     List<String> arguments;
 

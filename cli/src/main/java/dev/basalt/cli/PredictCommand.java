@@ -37,7 +37,7 @@ final class PredictCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly (\"add rax, rbx; imul rax, rax\").")
     List<String> hex = new ArrayList<>();
 
     /** The default: the estimator with the best test-split accuracy (README, "Results"). */

@@ -30,7 +30,7 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "HEX", description = "Blocks as hex.")
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly (\"add rax, rbx; imul rax, rax\").")
     List<String> arguments;
 
     @Mixin
