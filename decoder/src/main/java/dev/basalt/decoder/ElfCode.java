@@ -3,6 +3,8 @@ package dev.basalt.decoder;
 import net.fornwall.jelf.ElfFile;
 import net.fornwall.jelf.ElfSection;
 import net.fornwall.jelf.ElfSectionHeader;
+import net.fornwall.jelf.ElfSymbol;
+import net.fornwall.jelf.ElfSymbolTableSection;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,6 +24,17 @@ public final class ElfCode {
 
     /** One executable section: its name, address and bytes. */
     public record Section(String name, long address, byte[] bytes) {
+    }
+
+    /**
+     * One function: its symbol's name, address and bytes. For a stripped file (no {@code .symtab}) each executable
+     * section is one "function" named after the section.
+     */
+    public record Function(String name, long address, byte[] bytes) {
+    }
+
+    /** The functions of an ELF file and whether they come from its symbol table. */
+    public record Functions(List<Function> functions, boolean stripped) {
     }
 
     /** ELF's machine number of x86-64. */
@@ -47,7 +60,76 @@ public final class ElfCode {
      * @throws IOException when the file cannot be read, is not ELF, or is ELF for another machine
      */
     public static List<Section> executableSections(Path file) throws IOException {
-        long size = Files.size(file);
+        List<Section> out = new ArrayList<>();
+        for (Indexed s : sections(file, open(file))) {
+            out.add(s.section);
+        }
+        return out;
+    }
+
+    private record Indexed(int index, Section section) {
+    }
+
+    /**
+     * The functions of a 64-bit x86 ELF file: every {@code STT_FUNC} symbol of {@code .symtab} with a size, in an
+     * executable section, in address order (one name per address); in a relocatable object the addresses are
+     * offsets in their section. A file without {@code .symtab} (stripped) gives its executable sections whole.
+     *
+     * @throws IOException when the file cannot be read, is not ELF, or is ELF for another machine
+     */
+    public static Functions functions(Path file) throws IOException {
+        ElfFile elf = open(file);
+        List<Indexed> sections = sections(file, elf);
+        ElfSymbolTableSection symtab;
+        try {
+            symtab = elf.getSymbolTableSection();
+        } catch (RuntimeException e) {
+            throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
+        }
+        if (symtab == null) {
+            List<Function> whole = new ArrayList<>();
+            for (Indexed s : sections) {
+                whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
+            }
+            return new Functions(whole, true);
+        }
+        java.util.Map<Long, Function> byAddress = new java.util.TreeMap<>();
+        try {
+            for (ElfSymbol sym : symtab.symbols) {
+                if (sym.getType() != ElfSymbol.STT_FUNC || sym.st_size <= 0) {
+                    continue;
+                }
+                for (Indexed s : sections) {
+                    if (s.index != Short.toUnsignedInt(sym.st_shndx)) {
+                        continue;
+                    }
+                    // In an executable a symbol's value is its address; in a relocatable object (sections at 0),
+                    // its offset in the section.
+                    long offset = sym.st_value - s.section.address();
+                    if (offset < 0 || sym.st_size > s.section.bytes().length - offset) {
+                        continue;
+                    }
+                    byAddress.putIfAbsent(sym.st_value, new Function(sym.getName(), sym.st_value,
+                            java.util.Arrays.copyOfRange(s.section.bytes(), (int) offset,
+                                    (int) (offset + sym.st_size))));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
+        }
+        return new Functions(List.copyOf(byAddress.values()), false);
+    }
+
+    private static ElfFile open(Path file) throws IOException {
+        if (Files.isDirectory(file)) {
+            throw new IOException(file + " is a directory, not an ELF file");
+        }
+        if (!Files.isReadable(file)) {
+            throw new IOException(file + ": no such file, or not readable");
+        }
+        if (!isElf(file)) {
+            throw new IOException(file + " is not an ELF file (it does not start with 0x7f 'ELF')");
+        }
         ElfFile elf;
         try {
             elf = ElfFile.from(file.toFile());
@@ -58,7 +140,12 @@ public final class ElfCode {
             throw new IOException(file + ": ELF for machine " + elf.e_machine + (elf.is32Bits() ? " (32-bit)" : "")
                     + ", not x86-64");
         }
-        List<Section> out = new ArrayList<>();
+        return elf;
+    }
+
+    private static List<Indexed> sections(Path file, ElfFile elf) throws IOException {
+        long size = Files.size(file);
+        List<Indexed> out = new ArrayList<>();
         try {
             for (int k = 0; k < Short.toUnsignedInt(elf.e_shnum); k++) {
                 ElfSection s = elf.getSection(k);
@@ -70,7 +157,7 @@ public final class ElfCode {
                         throw new IOException(file + ": section " + h.getName() + " of " + h.sh_size + " bytes at "
                                 + h.sh_offset + " lies outside the file (" + size + " bytes)");
                     }
-                    out.add(new Section(h.getName(), h.sh_addr, s.getData()));
+                    out.add(new Indexed(k, new Section(h.getName(), h.sh_addr, s.getData())));
                 }
             }
         } catch (RuntimeException e) { // ElfException included

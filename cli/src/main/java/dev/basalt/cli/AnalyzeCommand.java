@@ -1,0 +1,307 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.ControlFlow;
+import dev.basalt.decoder.ElfCode;
+import dev.basalt.decoder.Instruction;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * {@code basalt analyze FILE}: the basic blocks and loops of an ELF program, shared library or object file,
+ * each block predicted as the body of a loop (as BHive measured blocks), with its bottleneck from the analytical
+ * bounds; loops first, then blocks by cost.
+ */
+@Command(name = "analyze", mixinStandardHelpOptions = true,
+        description = {"Find the basic blocks and loops of an x86-64 ELF file (executable, shared library or object"
+                + " file) and predict each block's cycles per iteration, loops first, then blocks by cost.",
+                "Functions come from the symbol table; a stripped file is analyzed section by section."})
+final class AnalyzeCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "An x86-64 ELF file.")
+    Path file;
+
+    @Option(names = "--function", paramLabel = "NAME", description = "Only this function (default: every function"
+            + " of the file's executable sections).")
+    String function;
+
+    @Option(names = "--model", paramLabel = "NAME|FILE", description = "As in predict (default granite).")
+    String model;
+
+    @Option(names = "--mcpu", paramLabel = "CPU", defaultValue = "haswell", description = "CPU (default "
+            + "${DEFAULT-VALUE}).")
+    Microarchitecture mcpu;
+
+    @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--top", defaultValue = "20", description = "Blocks listed in text form (default "
+            + "${DEFAULT-VALUE}; json and csv list all).")
+    int top;
+
+    @Mixin
+    DebugOption debugOption;
+
+    private static final int BATCH = 256;
+
+    /** One block of one function, with what the model and the bounds make of it. */
+    private record Row(String function, ControlFlow.Block block, Optional<Prediction> prediction, String bottleneck) {
+
+        double cycles() {
+            return prediction.map(Prediction::cyclesPerIteration).orElse(Double.NaN);
+        }
+    }
+
+    /** One loop of one function: its blocks' rows. */
+    private record LoopRow(String function, ControlFlow.Loop loop, List<Row> rows) {
+
+        /** A loop of one block is that block as a loop body; a longer loop, the sum of its blocks' cycles. */
+        double cycles() {
+            return rows.stream().mapToDouble(Row::cycles).sum();
+        }
+
+        String bottleneck() {
+            return rows.stream().filter(r -> !Double.isNaN(r.cycles())).max(Comparator.comparingDouble(Row::cycles))
+                    .map(Row::bottleneck).orElse("");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (!List.of("text", "csv", "json").contains(format)) {
+            throw new BadInputException("unknown format '" + format + "': use text, csv or json");
+        }
+        BadInputException.atLeast("--top", top, 0);
+        ElfCode.Functions found;
+        try {
+            found = ElfCode.functions(file);
+        } catch (IOException e) {
+            throw new BadInputException(e.getMessage());
+        }
+        List<ElfCode.Function> functions = found.functions();
+        if (function != null) {
+            functions = functions.stream().filter(f -> f.name().equals(function)).toList();
+            if (functions.isEmpty()) {
+                throw new BadInputException("--function " + function + ": no such function in " + file
+                        + (found.stripped() ? " (it is stripped: it has no symbol table)" : ""));
+            }
+        }
+        ThroughputEstimator estimator = PredictCommand.load(model == null ? PredictCommand.DEFAULT_MODEL : model);
+        if (!estimator.supported().contains(mcpu)) {
+            throw new BadInputException("--mcpu " + mcpu + ": " + estimator.name() + " has no model for it (it supports "
+                    + estimator.supported().stream().map(Microarchitecture::llvmName).toList() + ")");
+        }
+        PredictCommand.warn(err, "basalt analyze", estimator);
+        ThroughputEstimator bounds = PredictCommand.load("bounds");
+
+        List<Row> rows = new ArrayList<>();
+        List<LoopRow> loops = new ArrayList<>();
+        long instructions = 0;
+        long skipped = 0;
+        for (ElfCode.Function f : functions) {
+            ControlFlow flow = ControlFlow.of(f.bytes(), f.address());
+            instructions += flow.instructions();
+            skipped += flow.skippedBytes();
+            List<ControlFlow.Block> blocks = flow.blocks();
+            Map<Long, Row> byAddress = new java.util.HashMap<>();
+            for (int from = 0; from < blocks.size(); from += BATCH) {
+                List<ControlFlow.Block> batch = blocks.subList(from, Math.min(blocks.size(), from + BATCH));
+                List<BasicBlock> bbs = batch.stream().map(ControlFlow.Block::block).toList();
+                List<Optional<Prediction>> predictions = estimator.predictEach(bbs, mcpu);
+                List<Optional<Prediction>> limits = bounds.predictEach(bbs, mcpu);
+                for (int k = 0; k < batch.size(); k++) {
+                    Row row = new Row(f.name(), batch.get(k), predictions.get(k), limits.get(k).map(AnalyzeCommand::winner)
+                            .orElse(""));
+                    rows.add(row);
+                    byAddress.put(row.block().address(), row);
+                }
+            }
+            for (ControlFlow.Loop loop : flow.loops()) {
+                loops.add(new LoopRow(f.name(), loop, loop.blocks().stream().map(b -> byAddress.get(b.address()))
+                        .toList()));
+            }
+        }
+        loops.sort(Comparator.comparingDouble(LoopRow::cycles).reversed());
+        List<Row> byCost = new ArrayList<>(rows);
+        byCost.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.cycles()) ? -1 : r.cycles()).reversed());
+        String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
+                + " %,d bytes skipped", file, found.stripped() ? " (stripped: each executable section analyzed whole)"
+                : "", functions.size(), instructions, rows.size(), loops.size(), skipped);
+        switch (format) {
+            case "json" -> json(out, found, functions.size(), instructions, skipped, estimator, loops, byCost);
+            case "csv" -> csv(out, estimator, loops, byCost);
+            default -> text(out, summary, estimator, loops, byCost);
+        }
+        if (!format.equals("text")) {
+            err.println("basalt analyze: " + summary);
+        }
+        out.flush();
+        return 0;
+    }
+
+    /** The bound that wins: the analytical estimator's largest detail. */
+    private static String winner(Prediction p) {
+        return p.details().entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey).orElse("");
+    }
+
+    private static String firstInstructions(BasicBlock b, int n) {
+        String s = b.instructions().stream().limit(n).map(Instruction::intelSyntax).collect(Collectors.joining("; "));
+        return b.size() > n ? s + "; …" : s;
+    }
+
+    private static String cycles(double c) {
+        return Double.isNaN(c) ? "     error" : String.format(Locale.ROOT, "%10.2f", c);
+    }
+
+    private void text(PrintWriter out, String summary, ThroughputEstimator estimator, List<LoopRow> loops,
+                      List<Row> byCost) {
+        out.println(summary);
+        out.println("model " + estimator.name() + " on " + mcpu + "; cycles per iteration of each block as a loop body;"
+                + " of a loop of several blocks, the sum of its blocks (every path once: an upper estimate)");
+        out.println();
+        List<LoopRow> inner = loops.stream().filter(l -> l.loop().innermost()).toList();
+        out.println("innermost loops (" + inner.size() + " of " + loops.size() + "):");
+        out.printf(Locale.ROOT, "  %-18s %-24s %6s %6s %10s  %-10s %s%n", "header", "function", "blocks", "instr",
+                "cycles", "bottleneck", "instructions");
+        for (LoopRow l : inner.subList(0, Math.min(inner.size(), Math.max(top, 0)))) {
+            out.printf(Locale.ROOT, "  %#-18x %-24s %6d %6d %s  %-10s %s%n", l.loop().header(), shorten(l.function()),
+                    l.loop().blocks().size(), l.loop().instructions(), cycles(l.cycles()), l.bottleneck(),
+                    firstInstructions(l.rows().get(0).block().block(), 3));
+        }
+        if (inner.size() > top) {
+            out.println("  … " + (inner.size() - top) + " more (--top, or --format csv for all loops)");
+        }
+        out.println();
+        out.println("blocks by cost (" + byCost.size() + "):");
+        out.printf(Locale.ROOT, "  %-18s %-24s %6s %10s  %-10s %s%n", "address", "function", "instr", "cycles",
+                "bottleneck", "instructions");
+        for (Row r : byCost.subList(0, Math.min(byCost.size(), Math.max(top, 0)))) {
+            out.printf(Locale.ROOT, "  %#-18x %-24s %6d %s  %-10s %s%n", r.block().address(), shorten(r.function()),
+                    r.block().block().size(), cycles(r.cycles()), r.bottleneck(), firstInstructions(r.block().block(), 3));
+            r.prediction().ifPresent(p -> p.notes().forEach(n -> out.println("      note: " + n)));
+        }
+        if (byCost.size() > top) {
+            out.println("  … " + (byCost.size() - top) + " more (--top, or --format csv for all)");
+        }
+    }
+
+    private static String shorten(String name) {
+        return name.length() <= 24 ? name : name.substring(0, 23) + "…";
+    }
+
+    private void csv(PrintWriter out, ThroughputEstimator estimator, List<LoopRow> loops, List<Row> byCost) {
+        out.println("kind,function,address,blocks,instructions,hex,mcpu,model,cycles_per_iteration,interval_low,"
+                + "interval_high,bottleneck,note,error");
+        for (LoopRow l : loops) {
+            boolean ok = l.rows().stream().noneMatch(r -> r.prediction().isEmpty());
+            out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()), hex(l.loop().header()),
+                    String.valueOf(l.loop().blocks().size()), String.valueOf(l.loop().instructions()),
+                    l.loop().blocks().size() == 1 ? l.loop().blocks().get(0).block().hex() : "", mcpu.llvmName(),
+                    estimator.name(), ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", "", "",
+                    l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted"));
+        }
+        for (Row r : byCost) {
+            Prediction p = r.prediction().orElse(null);
+            out.println(String.join(",", "block", cell(r.function()), hex(r.block().address()), "1",
+                    String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(), estimator.name(),
+                    p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
+                    p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.low())).orElse(""),
+                    p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.high())).orElse(""),
+                    r.bottleneck(), p == null ? "" : cell(p.note()), p == null ? cell(refusal(r, estimator)) : ""));
+        }
+    }
+
+    private String refusal(Row r, ThroughputEstimator estimator) {
+        return dev.basalt.core.IsaSupport.unsupported(r.block().block(), mcpu)
+                .orElse(estimator.name() + " cannot predict this block on " + mcpu);
+    }
+
+    private static String hex(long address) {
+        return String.format(Locale.ROOT, "0x%x", address);
+    }
+
+    private static String cell(String text) {
+        return text.contains(",") || text.contains("\"") || text.contains("\n")
+                ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
+    }
+
+    private void json(PrintWriter out, ElfCode.Functions found, int functions, long instructions, long skipped,
+                      ThroughputEstimator estimator, List<LoopRow> loops, List<Row> byCost) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("file", file.toString());
+        root.put("stripped", found.stripped());
+        root.put("model", estimator.name());
+        root.put("mcpu", mcpu.llvmName());
+        root.put("functions", functions);
+        root.put("instructions", instructions);
+        root.put("blocks", byCost.size());
+        root.put("loops", loops.size());
+        root.put("skipped_bytes", skipped);
+        ArrayNode ls = root.putArray("loop_list");
+        for (LoopRow l : loops) {
+            ObjectNode n = ls.addObject();
+            n.put("function", l.function());
+            n.put("header", hex(l.loop().header()));
+            n.put("latch", hex(l.loop().latch()));
+            n.put("innermost", l.loop().innermost());
+            ArrayNode addresses = n.putArray("block_addresses");
+            l.loop().blocks().forEach(b -> addresses.add(hex(b.address())));
+            n.put("instructions", l.loop().instructions());
+            if (l.rows().stream().noneMatch(r -> r.prediction().isEmpty())) {
+                n.put("cycles_per_iteration", l.cycles());
+            } else {
+                n.put("error", "a block of the loop cannot be predicted");
+            }
+            n.put("bottleneck", l.bottleneck());
+        }
+        ArrayNode bs = root.putArray("block_list");
+        for (Row r : byCost) {
+            ObjectNode n = bs.addObject();
+            n.put("function", r.function());
+            n.put("address", hex(r.block().address()));
+            n.put("hex", r.block().block().hex());
+            n.put("instructions", r.block().block().size());
+            if (r.prediction().isPresent()) {
+                Prediction p = r.prediction().get();
+                n.put("cycles_per_iteration", p.cyclesPerIteration());
+                p.interval().ifPresent(iv -> {
+                    n.put("interval_low", iv.low());
+                    n.put("interval_high", iv.high());
+                });
+                n.put("bottleneck", r.bottleneck());
+                n.put("note", p.note());
+            } else {
+                n.put("error", refusal(r, estimator));
+            }
+        }
+        out.println(root.toPrettyString());
+    }
+}

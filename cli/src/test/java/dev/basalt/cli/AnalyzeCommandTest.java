@@ -1,0 +1,134 @@
+package dev.basalt.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Instruction;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code basalt analyze} on programs gcc compiles here, on a stripped system binary, and on bad files. */
+class AnalyzeCommandTest {
+
+    private static final String SOURCE = """
+            double dot(const double *a, const double *b, long n) {
+                double s = 0;
+                for (long i = 0; i < n; i++) s += a[i] * b[i];
+                return s;
+            }
+            int main(int argc, char **argv) { return (int) dot((double *) argv, (double *) argv, argc); }
+            """;
+
+    private static Path compile(Path dir, String... flags) throws Exception {
+        Assumptions.assumeTrue(onPath("gcc"), "gcc is not installed");
+        Path c = Files.writeString(dir.resolve("dot.c"), SOURCE);
+        Path out = dir.resolve(flags.length > 0 && flags[0].equals("-c") ? "dot.o" : "dot");
+        List<String> cmd = new java.util.ArrayList<>(List.of("gcc", "-O2"));
+        cmd.addAll(List.of(flags));
+        cmd.addAll(List.of("-o", out.toString(), c.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String log = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, log);
+        return out;
+    }
+
+    @Test
+    void findsTheDotProductLoopInAnExecutableAndAnObjectFile(@TempDir Path dir) throws Exception {
+        for (Path binary : List.of(compile(dir), compile(dir, "-c"))) {
+            CliRun r = CliRun.of("analyze", binary.toString(), "--function", "dot", "--model", "simulator",
+                    "--format", "json");
+            assertEquals(0, r.exit(), r.err());
+            JsonNode json = new ObjectMapper().readTree(r.out());
+            assertEquals(1, json.get("functions").asInt());
+            JsonNode loops = json.get("loop_list");
+            assertEquals(1, loops.size(), r.out());
+            JsonNode loop = loops.get(0);
+            assertTrue(loop.get("innermost").asBoolean());
+            assertEquals(1, loop.get("block_addresses").size(), "gcc -O2 makes the loop one block");
+            // the loop's block: loads, mulsd, addsd into the sum, the counter, and the branch back to its start
+            JsonNode block = null;
+            for (JsonNode b : json.get("block_list")) {
+                if (b.get("address").asText().equals(loop.get("header").asText())) {
+                    block = b;
+                }
+            }
+            List<String> mnemonics = BasicBlock.fromHex(block.get("hex").asText()).instructions().stream()
+                    .map(Instruction::mnemonic).toList();
+            assertTrue(mnemonics.contains("mulsd") && mnemonics.contains("addsd"), mnemonics.toString());
+            assertEquals("jnz", mnemonics.get(mnemonics.size() - 1), mnemonics.toString());
+            // The sum is a loop-carried chain through addsd, 3 cycles on Haswell: the loop's throughput.
+            assertEquals(3.0, loop.get("cycles_per_iteration").asDouble(), 0.1, r.out());
+            assertEquals("latency", loop.get("bottleneck").asText());
+        }
+    }
+
+    @Test
+    void theDefaultModelPredictsTheLoopToo(@TempDir Path dir) throws Exception {
+        CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "dot");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("innermost loops (1 of 1):"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.contains(" dot ") && l.contains("latency")
+                && l.contains("mulsd")), r.out());
+    }
+
+    @Test
+    void aStrippedSystemBinaryIsAnalyzedWhole() throws Exception {
+        Path ls = Path.of("/bin/ls");
+        Assumptions.assumeTrue(dev.basalt.decoder.ElfCode.isElf(ls), "/bin/ls is not an ELF file here");
+        CliRun r = CliRun.of("analyze", ls.toString(), "--model", "simulator", "--format", "json");
+        Assumptions.assumeFalse(r.err().contains("not x86-64"), "/bin/ls is not x86-64 here");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        System.err.printf("analyze /bin/ls: stripped %s, %d instructions, %d blocks, %d loops, %d bytes skipped%n",
+                json.get("stripped"), json.get("instructions").asLong(), json.get("blocks").asLong(),
+                json.get("loops").asLong(), json.get("skipped_bytes").asLong());
+        assertTrue(json.get("instructions").asLong() > 1000, r.err());
+        assertTrue(json.get("blocks").asLong() > 100);
+        assertTrue(json.get("loops").asLong() > 0);
+        assertEquals(json.get("blocks").asLong(), json.get("block_list").size());
+    }
+
+    @Test
+    void badFilesAreRefusedByName(@TempDir Path dir) throws Exception {
+        CliRun missing = CliRun.of("analyze", dir.resolve("nothing").toString());
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().contains(dir.resolve("nothing") + ": no such file"), missing.err());
+        CliRun folder = CliRun.of("analyze", dir.toString());
+        assertEquals(2, folder.exit());
+        assertTrue(folder.err().contains("is a directory"), folder.err());
+        Path text = Files.writeString(dir.resolve("notes.txt"), "hello");
+        CliRun notElf = CliRun.of("analyze", text.toString());
+        assertEquals(2, notElf.exit());
+        assertTrue(notElf.err().contains("is not an ELF file"), notElf.err());
+        Path truncated = dir.resolve("cut");
+        Files.write(truncated, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0});
+        CliRun cut = CliRun.of("analyze", truncated.toString());
+        assertEquals(2, cut.exit(), cut.err());
+        assertTrue(!cut.err().contains("Exception"), cut.err());
+    }
+
+    @Test
+    void anUnknownFunctionIsRefused(@TempDir Path dir) throws Exception {
+        CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "nosuch");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("--function nosuch: no such function"), r.err());
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

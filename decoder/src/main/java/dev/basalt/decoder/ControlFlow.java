@@ -1,0 +1,182 @@
+package dev.basalt.decoder;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The basic blocks and loops of a stretch of machine code (a function): decoded front to back, cut into blocks at
+ * branch targets, after every branch, call and return, and where undecodable bytes interrupt the code; a loop is
+ * a back edge, a branch to a block at or before its own that does not span the start of another function (the
+ * target of a direct call).
+ *
+ * <p>A loop's blocks are those from its header to the block of its back edge, in address order: the natural
+ * loop of structured code, without a dominator analysis (code that jumps into the middle of a loop from outside
+ * is not told apart).
+ */
+public final class ControlFlow {
+
+    /** Largest block, in instructions: longer straight-line code is cut (a model's cost grows with the block). */
+    public static final int MAX_BLOCK_INSTRUCTIONS = 1000;
+
+    private static final Set<String> ENDS_BLOCK = Set.of("COND_BR", "UNCOND_BR", "CALL", "RET", "SYSCALL",
+            "INTERRUPT", "SYSTEM");
+
+    /**
+     * One basic block.
+     *
+     * @param address   its first instruction's address
+     * @param block     its instructions
+     * @param target    where its last instruction branches to (a direct jump or conditional branch), or -1
+     */
+    public record Block(long address, BasicBlock block, long target) {
+
+        /** True when its last instruction branches back to this block's start: it is a loop by itself. */
+        public boolean isSelfLoop() {
+            return target == address;
+        }
+    }
+
+    /**
+     * One loop: a back edge from the block at {@code latch} to the block at {@code header}, the blocks between
+     * them, and whether it is innermost (no other loop lies within it).
+     */
+    public record Loop(long header, long latch, List<Block> blocks, boolean innermost) {
+
+        public Loop {
+            blocks = List.copyOf(blocks);
+        }
+
+        private boolean contains(Loop other) {
+            return other != this && header <= other.header && other.latch <= latch
+                    && (header != other.header || latch != other.latch);
+        }
+
+        /** Instructions in its blocks. */
+        public int instructions() {
+            return blocks.stream().mapToInt(b -> b.block().size()).sum();
+        }
+    }
+
+    private final List<Block> blocks;
+    private final List<Loop> loops;
+    private final long instructions;
+    private final long skippedBytes;
+
+    private ControlFlow(List<Block> blocks, List<Loop> loops, long instructions, long skippedBytes) {
+        this.blocks = List.copyOf(blocks);
+        this.loops = List.copyOf(loops);
+        this.instructions = instructions;
+        this.skippedBytes = skippedBytes;
+    }
+
+    /** The blocks and loops of {@code code}, which starts at {@code address}. */
+    public static ControlFlow of(byte[] code, long address) {
+        List<Instruction> insns = new ArrayList<>();
+        CodeScan.Result scan = CodeScan.linear(code, 0, code.length, insns::add);
+        TreeSet<Integer> leaders = new TreeSet<>();
+        Set<Integer> starts = new java.util.HashSet<>();
+        for (Instruction i : insns) {
+            starts.add(i.offset());
+        }
+        // Direct call targets start functions: a back edge never spans one (what keeps a stripped .text, analyzed
+        // whole, from looking like one loop around everything).
+        TreeSet<Long> entries = new TreeSet<>();
+        int expected = 0;
+        for (Instruction i : insns) {
+            if (i.category().equals("CALL") && target(i) >= 0) {
+                entries.add(address + target(i));
+            }
+            if (i.offset() != expected) {
+                leaders.add(i.offset());  // after bytes that did not decode
+            }
+            expected = i.offset() + i.length();
+            if (ENDS_BLOCK.contains(i.category())) {
+                leaders.add(expected);
+                long t = target(i);
+                if (t >= 0 && t < code.length && starts.contains((int) t)) {
+                    leaders.add((int) t);
+                }
+            }
+        }
+        if (!insns.isEmpty()) {
+            leaders.add(insns.get(0).offset());
+        }
+        List<Block> blocks = new ArrayList<>();
+        List<Instruction> current = new ArrayList<>();
+        for (int k = 0; k < insns.size(); k++) {
+            Instruction i = insns.get(k);
+            if (!current.isEmpty() && (leaders.contains(i.offset()) || current.size() >= MAX_BLOCK_INSTRUCTIONS)) {
+                blocks.add(block(code, address, current));
+                current.clear();
+            }
+            current.add(i);
+        }
+        if (!current.isEmpty()) {
+            blocks.add(block(code, address, current));
+        }
+        List<Loop> loops = new ArrayList<>();
+        for (int b = 0; b < blocks.size(); b++) {
+            Block latch = blocks.get(b);
+            if (latch.target() >= address && latch.target() <= latch.address()) {
+                int first = b;
+                while (first > 0 && blocks.get(first).address() > latch.target()) {
+                    first--;
+                }
+                Long entry = entries.higher(latch.target());
+                if (blocks.get(first).address() == latch.target() && (entry == null || entry > latch.address())) {
+                    loops.add(new Loop(latch.target(), latch.address(), blocks.subList(first, b + 1), true));
+                }
+            }
+        }
+        List<Loop> marked = new ArrayList<>(loops.size());
+        for (Loop l : loops) {
+            boolean inner = loops.stream().noneMatch(l::contains);
+            marked.add(inner ? l : new Loop(l.header(), l.latch(), l.blocks(), false));
+        }
+        loops = marked;
+        return new ControlFlow(blocks, loops, scan.instructions(), scan.skippedBytes());
+    }
+
+    private static Block block(byte[] code, long address, List<Instruction> insns) {
+        Instruction first = insns.get(0);
+        Instruction last = insns.get(insns.size() - 1);
+        byte[] bytes = Arrays.copyOfRange(code, first.offset(), last.offset() + last.length());
+        long t = target(last);
+        String c = last.category();
+        boolean branch = c.equals("COND_BR") || c.equals("UNCOND_BR");
+        return new Block(address + first.offset(), BasicBlock.fromBytes(bytes), branch && t >= 0 ? address + t : -1);
+    }
+
+    /** The offset a direct branch or call goes to (relative to the code's start), or -1 for an indirect one. */
+    private static long target(Instruction i) {
+        for (Operand o : i.operands()) {
+            if (o instanceof Operand.ImmediateOperand imm && imm.relative()) {
+                return i.offset() + i.length() + imm.value();
+            }
+        }
+        return -1;
+    }
+
+    /** The basic blocks, in address order. */
+    public List<Block> blocks() {
+        return blocks;
+    }
+
+    /** The loops, in the order of their back edges. */
+    public List<Loop> loops() {
+        return loops;
+    }
+
+    /** Instructions decoded. */
+    public long instructions() {
+        return instructions;
+    }
+
+    /** Bytes skipped because no instruction starts with them (data or padding in the code). */
+    public long skippedBytes() {
+        return skippedBytes;
+    }
+}
