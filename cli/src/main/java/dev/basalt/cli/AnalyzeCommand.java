@@ -159,10 +159,10 @@ final class AnalyzeCommand implements Callable<Integer> {
             case "csv" -> csv(out, estimator, loops, byCost);
             default -> text(out, summary, estimator, loops, byCost);
         }
+        out.flush();
         if (!format.equals("text")) {
             err.println("basalt analyze: " + summary);
         }
-        out.flush();
         return 0;
     }
 
@@ -224,7 +224,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()), hex(l.loop().header()),
                     String.valueOf(l.loop().blocks().size()), String.valueOf(l.loop().instructions()),
                     l.loop().blocks().size() == 1 ? l.loop().blocks().get(0).block().hex() : "", mcpu.llvmName(),
-                    estimator.name(), ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", "", "",
+                    estimator.name(), ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", interval(l, true),
+                    interval(l, false),
                     l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted"));
         }
         for (Row r : byCost) {
@@ -238,6 +239,15 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
     }
 
+    /** A one-block loop's interval is its block's; a longer loop has none (its blocks' errors are not independent). */
+    private static String interval(LoopRow l, boolean low) {
+        if (l.rows().size() != 1) {
+            return "";
+        }
+        return l.rows().get(0).prediction().flatMap(Prediction::interval)
+                .map(iv -> String.format(Locale.ROOT, "%.4f", low ? iv.low() : iv.high())).orElse("");
+    }
+
     private String refusal(Row r, ThroughputEstimator estimator) {
         return dev.basalt.core.IsaSupport.unsupported(r.block().block(), mcpu)
                 .orElse(estimator.name() + " cannot predict this block on " + mcpu);
@@ -248,8 +258,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private static String cell(String text) {
-        return text.contains(",") || text.contains("\"") || text.contains("\n")
-                ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
+        return PredictCommand.csvCell(text);
     }
 
     private void json(PrintWriter out, ElfCode.Functions found, int functions, long instructions, long skipped,

@@ -117,7 +117,7 @@ final class PredictCommand implements Callable<Integer> {
     }
 
     /** {@code text} as one CSV cell: quoted when it holds a comma, a quote or a line break. */
-    private static String csvCell(String text) {
+    static String csvCell(String text) {
         return text.contains(",") || text.contains("\"") || text.contains("\n")
                 ? "\"" + text.replace("\"", "\"\"") + "\"" : text;
     }
