@@ -217,14 +217,15 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private void csv(PrintWriter out, ThroughputEstimator estimator, List<LoopRow> loops, List<Row> byCost) {
-        out.println("kind,function,address,blocks,instructions,hex,mcpu,model,cycles_per_iteration,interval_low,"
-                + "interval_high,bottleneck,note,error");
+        String version = PredictCommand.version(estimator, mcpu);
+        out.println("kind,function,address,blocks,instructions,hex,mcpu,model,model_version,cycles_per_iteration,"
+                + "interval_low,interval_high,bottleneck,note,error");
         for (LoopRow l : loops) {
             boolean ok = l.rows().stream().noneMatch(r -> r.prediction().isEmpty());
             out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()), hex(l.loop().header()),
                     String.valueOf(l.loop().blocks().size()), String.valueOf(l.loop().instructions()),
                     l.loop().blocks().size() == 1 ? l.loop().blocks().get(0).block().hex() : "", mcpu.llvmName(),
-                    estimator.name(), ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", interval(l, true),
+                    estimator.name(), version, ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", interval(l, true),
                     interval(l, false),
                     l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted"));
         }
@@ -232,7 +233,7 @@ final class AnalyzeCommand implements Callable<Integer> {
             Prediction p = r.prediction().orElse(null);
             out.println(String.join(",", "block", cell(r.function()), hex(r.block().address()), "1",
                     String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(), estimator.name(),
-                    p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
+                    version, p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.low())).orElse(""),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.high())).orElse(""),
                     r.bottleneck(), p == null ? "" : cell(p.note()), p == null ? cell(refusal(r, estimator)) : ""));
@@ -268,6 +269,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         root.put("file", file.toString());
         root.put("stripped", found.stripped());
         root.put("model", estimator.name());
+        root.put("model_version", PredictCommand.version(estimator, mcpu));
         root.put("mcpu", mcpu.llvmName());
         root.put("functions", functions);
         root.put("instructions", instructions);

@@ -27,6 +27,8 @@ final class BlockInput {
 
     private static final Pattern HEX = Pattern.compile("\\s*(0[xX])?[0-9a-fA-F]+(\\s+(0[xX])?[0-9a-fA-F]+)*\\s*");
 
+    private static final Pattern BHIVE_ROW = Pattern.compile("\\S+,\\s*[0-9.eE+-]+\\s*");
+
     @Option(names = "--input", paramLabel = "FILE", description = "Blocks to read: a BHive CSV, one hex per line, or"
             + " assembly; - reads standard input.")
     Path input;
@@ -78,8 +80,12 @@ final class BlockInput {
             }
         }
         String name = input.toString().equals("-") ? "standard input" : input.toString();
-        if (format.equals("hex") || format.equals("auto") && lines.stream().map(String::trim)
-                .filter(t -> !t.isEmpty()).allMatch(t -> HEX.matcher(firstColumn(t)).matches())) {
+        // auto: hex when most lines are hex or BHive rows ("<hex>,<cycles>"): a bad row among them is an error row
+        // of its own, not a reason to read the file as assembly.
+        long hexLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty())
+                .filter(t -> HEX.matcher(firstColumn(t)).matches() || BHIVE_ROW.matcher(t).matches()).count();
+        long otherLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty()).count() - hexLines;
+        if (format.equals("hex") || format.equals("auto") && hexLines >= otherLines) {
             for (String line : lines) {
                 String t = line.trim();
                 if (!t.isEmpty()) {

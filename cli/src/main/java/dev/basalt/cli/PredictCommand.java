@@ -130,6 +130,11 @@ final class PredictCommand implements Callable<Integer> {
         return sb.toString();
     }
 
+    /** The first 16 hex digits of the estimator's fingerprint on {@code cpu}, or "" when it computes none. */
+    static String version(ThroughputEstimator estimator, Microarchitecture cpu) {
+        return estimator.fingerprint(List.of(cpu)).map(f -> f.substring(0, Math.min(16, f.length()))).orElse("");
+    }
+
     static ThroughputEstimator load(String model) {
         return BadInputException.check("--model", () -> dev.basalt.core.Estimators.load(model));
     }
@@ -223,8 +228,13 @@ final class PredictCommand implements Callable<Integer> {
         ArrayNode json = mapper.createArrayNode();
         // Details (the bounds of `bounds`) each get their own column, in the first CPU's estimator's order.
         List<String> details = estimators.isEmpty() ? List.of() : estimators.get(cpus.get(0)).detailNames();
+        // What names the model's version: its fingerprint (tables, weights, options) on that CPU, shortened.
+        Map<Microarchitecture, String> versions = new java.util.HashMap<>();
+        for (Microarchitecture m : cpus) {
+            versions.put(m, version(estimators.get(m), m));
+        }
         if (format.equals("csv")) {
-            out.println("hex,mcpu,cycles_per_iteration,interval_low,interval_high"
+            out.println("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high"
                     + (explain ? ",baseline,contributions" : "")
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note,error");
         }
@@ -243,7 +253,8 @@ final class PredictCommand implements Callable<Integer> {
                 failed |= p == null;
                 switch (format) {
                     // Numeric columns stay numeric: an error row leaves them empty and says why in `error`.
-                    case "csv" -> out.println(in + "," + m.llvmName() + ","
+                    case "csv" -> out.println(in + "," + m.llvmName() + "," + estimators.get(m).name() + ","
+                            + versions.get(m) + ","
                             + (p == null ? ",," + (explain ? ",," : "") + ",".repeat(details.size()) + ","
                                     + "," + csvCell(error)
                                     : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()) + csvInterval(p)
@@ -254,6 +265,7 @@ final class PredictCommand implements Callable<Integer> {
                         n.put("hex", in);
                         n.put("mcpu", m.llvmName());
                         n.put("model", estimators.get(m).name());
+                        n.put("model_version", versions.get(m));
                         if (p == null) {
                             n.put("error", error);
                         } else {

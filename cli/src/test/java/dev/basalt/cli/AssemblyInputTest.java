@@ -46,14 +46,14 @@ class AssemblyInputTest {
                     reencoded.add(again);
                     if (original.equals(again)) {
                         sameBytes++;
-                        assertEquals(fromHex.get(i)[2], fromAsm.get(i)[2], original);
+                        assertEquals(fromHex.get(i)[4], fromAsm.get(i)[4], original);
                     } else {
                         // llvm-mc's text does not say how long a padding NOP, a displacement or an immediate was
                         // ("nop dword ptr [rax]" is 3, 4 or 7 bytes, "push 71" 2 or 5): the same instructions must
                         // come back, shorter where the original chose a longer encoding.
                         assertSameInstructions(original, again);
                     }
-                    if (fromHex.get(i)[2].equals(fromAsm.get(i)[2])) {
+                    if (fromHex.get(i)[4].equals(fromAsm.get(i)[4])) {
                         samePrediction++;
                     }
                 }
@@ -62,7 +62,7 @@ class AssemblyInputTest {
                 List<String[]> fromReencoded = rows(CliRun.of("predict", "--model", model, "--mcpu", "haswell",
                         "--format", "csv", "--input", reencodedFile.toString()));
                 for (int i = 0; i < BLOCKS; i++) {
-                    assertEquals(fromReencoded.get(i)[2], fromAsm.get(i)[2], reencoded.get(i));
+                    assertEquals(fromReencoded.get(i)[4], fromAsm.get(i)[4], reencoded.get(i));
                 }
                 System.err.printf("assembly input (%s, %s): %d of %d blocks re-encode to the same bytes, %d predict"
                         + " the same as the original hex (the rest: shorter NOPs, displacements, immediates)%n", syntax,

@@ -20,6 +20,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The {@code predict} contract, with the simulator. */
 class PredictCommandTest {
 
+    /** The model and model_version cells of a row: the estimator's name and its fingerprint's first 16 digits. */
+    private static String named(String model, Microarchitecture m) {
+        String f = dev.basalt.core.Estimators.load(model).fingerprint(List.of(m)).orElseThrow();
+        assertEquals(64, f.length(), "a SHA-256 fingerprint");
+        return model + "," + f.substring(0, 16) + ",";
+    }
+
     private static String simulated(String hex, Microarchitecture m) {
         double c = new Simulator(SimulatorParams.standard(m)).run(BasicBlock.fromHex(hex), Simulator.Options.defaults())
                 .cyclesPerIteration();
@@ -34,15 +41,17 @@ class PredictCommandTest {
                 input.toString(), "--format", "csv");
         assertEquals(2, r.exit(), r.err());
         List<String> lines = r.out().strip().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,interval_low,interval_high,note,error", lines.get(0));
+        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,note,error", lines.get(0));
         assertEquals(7, lines.size(), r.out());
-        assertEquals("4889de4889c24c89ff,haswell," + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL)
+        assertEquals("4889de4889c24c89ff,haswell," + named("simulator", Microarchitecture.HASWELL)
+                + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL)
                 + ",,,,", lines.get(1), "an ordinary block: no interval (the simulator gives none), no note, no error");
-        assertEquals("4889de4889c24c89ff,skylake," + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE)
+        assertEquals("4889de4889c24c89ff,skylake," + named("simulator", Microarchitecture.SKYLAKE)
+                + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE)
                 + ",,,,", lines.get(2));
         // An error row keeps the numeric columns empty (numeric) and says why in the last column.
-        assertTrue(lines.get(3).startsWith("zz,haswell,,,,,") && lines.get(3).length() > "zz,haswell,,,,,".length(),
-                lines.get(3));
+        String errorRow = "zz,haswell," + named("simulator", Microarchitecture.HASWELL) + ",,,,";
+        assertTrue(lines.get(3).startsWith(errorRow) && lines.get(3).length() > errorRow.length(), lines.get(3));
         assertTrue(lines.get(5).startsWith("488b5c2408488b7c241031d24889de,haswell,"), lines.get(5));
     }
 
@@ -235,7 +244,8 @@ class PredictCommandTest {
         assertTrue(r.out().contains("no measurements back this CPU"), r.out());
         CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
         assertEquals(0, csv.exit(), csv.err());
-        assertEquals("4883c0014889de,znver3," + simulated("4883c0014889de", zen3) + ",,,,", csv.out().lines().skip(1)
+        assertEquals("4883c0014889de,znver3," + named("simulator", zen3) + simulated("4883c0014889de", zen3) + ",,,,",
+                csv.out().lines().skip(1)
                 .findFirst().orElseThrow());
         assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
 
@@ -255,10 +265,11 @@ class PredictCommandTest {
         CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
-        assertEquals("hex,mcpu,cycles_per_iteration,interval_low,interval_high,predecoder,decoders,delivery,issue,ports,"
+        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,predecoder,decoders,delivery,issue,ports,"
                 + "latency,note,error",
                 lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,,", hex,
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%s%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,,", hex,
+                named("bounds", Microarchitecture.HASWELL),
                 b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.delivery(), b.issue(), b.ports(), b.latency()),
                 lines.get(1));
         assertEquals(3.0, b.decoders(), 1e-9);
@@ -277,9 +288,11 @@ class PredictCommandTest {
                     "4889de4889c24c89ff");
             assertEquals(0, csv.exit(), csv.err());
             String[] cells = csv.out().lines().skip(1).findFirst().orElseThrow().split(",", -1);
-            double cycles = Double.parseDouble(cells[2]);
-            double low = Double.parseDouble(cells[3]);
-            double high = Double.parseDouble(cells[4]);
+            assertEquals(model, cells[2]);
+            assertEquals(16, cells[3].length(), "model_version: the model file's fingerprint with its prior's");
+            double cycles = Double.parseDouble(cells[4]);
+            double low = Double.parseDouble(cells[5]);
+            double high = Double.parseDouble(cells[6]);
             assertTrue(low > 0 && low < cycles && cycles < high, model + ": " + String.join(",", cells));
             JsonNode json = new ObjectMapper().readTree(CliRun.of("predict", "--model", model, "--mcpu", "haswell",
                     "--format", "json", "4889de4889c24c89ff").out()).get(0);

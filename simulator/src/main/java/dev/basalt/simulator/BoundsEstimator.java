@@ -67,6 +67,12 @@ public final class BoundsEstimator implements LoopAware {
         return name;
     }
 
+    /** As the simulator's: its options and tables (the bounds read the same tables), under another name. */
+    @Override
+    public java.util.Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
+        return SimulatorEstimator.fingerprint(simulators, options.toString() + "\n" + NAME, cpus);
+    }
+
     @Override
     public Set<Microarchitecture> supported() {
         return new TreeSet<>(simulators.keySet());

@@ -92,10 +92,16 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
      */
     @Override
     public java.util.Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
+        return fingerprint(simulators, options.toString(), cpus);
+    }
+
+    /** SHA-256 of the options and each CPU's table fingerprint: what determines a simulator's predictions. */
+    static java.util.Optional<String> fingerprint(Map<Microarchitecture, Simulator> simulators, String options,
+                                                  java.util.Collection<Microarchitecture> cpus) {
         if (!simulators.keySet().containsAll(cpus)) {
             return java.util.Optional.empty();
         }
-        StringBuilder content = new StringBuilder(options.toString());
+        StringBuilder content = new StringBuilder(options);
         new java.util.TreeSet<>(cpus).forEach(m -> content.append('\n').append(m.llvmName()).append('=')
                 .append(simulators.get(m).params().fingerprint()));
         try {

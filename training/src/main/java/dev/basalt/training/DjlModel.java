@@ -56,6 +56,8 @@ public abstract class DjlModel<C> implements AutoCloseable {
     private final Vocabulary vocabulary;
     private final List<Microarchitecture> cpus;
     private final Provenance provenance;
+    /** SHA-256 of the model file it was loaded from; null for a model made in this process. */
+    private volatile String fileDigest;
     private final NDManager manager;
     private final Parameters parameters;
     // Set once after training or loading; a prediction reads it.
@@ -160,12 +162,26 @@ public abstract class DjlModel<C> implements AutoCloseable {
         }
     }
 
+    /** SHA-256 (hex) of the model file this model was loaded from: weights, configuration, calibration. */
+    protected Optional<String> fileDigest() {
+        return Optional.ofNullable(fileDigest);
+    }
+
+    private static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java has SHA-256", e);
+        }
+    }
+
     /** Loads a model from the bytes of a model file; {@code name} names it in errors. */
     protected static <C, M extends DjlModel<C>> M load(byte[] bytes, String name, Format<C> format,
                                                        Factory<C, M> factory) throws IOException {
         ModelFile.Loaded<C, Vocabulary> f = ModelFile.read(bytes, name, format.kind(), format.name(),
                 format.configType(), Vocabulary.class);
         M model = factory.create(f.config(), f.vocabulary(), f.cpus(), f.provenance());
+        ((DjlModel<C>) model).fileDigest = sha256(bytes);
         try {
             ModelFile.readWeights(f.weights(), model.parameters().map(), name);
             model.calibrate(f.calibration());

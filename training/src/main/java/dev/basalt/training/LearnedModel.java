@@ -70,6 +70,30 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior, cpus);
     }
 
+    /**
+     * The model file's SHA-256 combined with its prior's fingerprint on {@code cpus}: both determine the
+     * predictions. Empty for a model made in this process (not yet written) or on a prior without a fingerprint.
+     */
+    @Override
+    public Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
+        Optional<String> file = fileDigest();
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        if (prior == null) {
+            return file;
+        }
+        return prior.fingerprint(cpus).map(p -> {
+            try {
+                byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest((file.get() + ":" + p)
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                return java.util.HexFormat.of().formatHex(d);
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java has SHA-256", e);
+            }
+        });
+    }
+
     /** The prior's statistics of {@code blocks} when the model is hybrid, else null. */
     private float[][][] statisticsTable(List<BasicBlock> blocks) {
         if (!hybrid()) {
