@@ -48,7 +48,7 @@ final class BlockInput {
         int position = 0;
         for (String argument : arguments == null ? List.<String>of() : arguments) {
             position++;
-            if (format.equals("hex") || format.equals("auto") && HEX.matcher(argument).matches()) {
+            if (format.equals("hex") || format.equals("auto") && looksLikeHex(argument)) {
                 blocks.add(argument);
             } else {
                 List<Assembly.Block> assembled = assemble(argument, format, "block argument " + position);
@@ -100,6 +100,20 @@ final class BlockInput {
         }
         assembled.forEach(b -> blocks.add(b.hex()));
         return blocks;
+    }
+
+    /**
+     * Hex unless it reads as assembly: assembly starts with a letter, a dot or an underscore (a mnemonic, prefix,
+     * label or directive) and is not all hex digits. So {@code 4889xx} and the empty string stay hex, and fail as
+     * hex, naming the byte offset; {@code fadd} is hex.
+     */
+    private static boolean looksLikeHex(String argument) {
+        String t = argument.strip();
+        if (t.isEmpty() || HEX.matcher(t).matches()) {
+            return true;
+        }
+        char c = t.charAt(0);
+        return !(Character.isLetter(c) || c == '.' || c == '_');
     }
 
     private static String firstColumn(String line) {
