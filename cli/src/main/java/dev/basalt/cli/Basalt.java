@@ -41,6 +41,11 @@ public final class Basalt {
 
     /** Runs the command line with the given output streams and returns its exit code (for tests, embedding). */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
+        if (java.util.Arrays.asList(args).contains("--verbose")) {
+            // System properties win over simplelogger.properties, which keeps the default quiet.
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+            System.setProperty("org.slf4j.simpleLogger.log.ai.djl", "info");
+        }
         CommandLine cl = new CommandLine(new Basalt());
         cl.setOut(out);
         cl.setErr(err);
