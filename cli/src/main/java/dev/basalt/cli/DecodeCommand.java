@@ -47,7 +47,7 @@ final class DecodeCommand implements Callable<Integer> {
             + "--format json.")
     boolean json;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json, as in the other commands "
+    @Option(names = "--format", defaultValue = "text", description = "text, json or csv (one row per instruction), as in the other commands "
             + "(default ${DEFAULT-VALUE}).")
     String format;
 
@@ -69,10 +69,14 @@ final class DecodeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
-        if (!format.equals("text") && !format.equals("json")) {
-            throw new BadInputException("unknown format '" + format + "': use text or json");
+        if (!List.of("text", "json", "csv").contains(format)) {
+            throw new BadInputException("unknown format '" + format + "': use text, json or csv");
         }
         boolean asJson = json || format.equals("json");
+        boolean asCsv = !asJson && format.equals("csv");
+        if (asCsv) {
+            out.println("hex,index,offset,bytes,instruction,form,reads,writes");
+        }
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             String input = blocks.get(k);
@@ -90,6 +94,15 @@ final class DecodeCommand implements Callable<Integer> {
             DependencyGraph graph = block.dependencyGraph(memoryPolicy);
             if (asJson) {
                 array.add(toJson(mapper, block, graph));
+            } else if (asCsv) {
+                // One row per instruction; the dependency edges are in text and json.
+                for (int i = 0; i < block.size(); i++) {
+                    Instruction insn = block.instruction(i);
+                    out.println(String.join(",", block.hex(), Integer.toString(i), Integer.toString(insn.offset()),
+                            insn.hex(), PredictCommand.csvCell(insn.intelSyntax()), PredictCommand.csvCell(insn.form()),
+                            PredictCommand.csvCell(names(graph.reads(i)).replace(',', ' ')),
+                            PredictCommand.csvCell(names(graph.writes(i)).replace(',', ' '))));
+                }
             } else {
                 printText(out, block, graph);
             }

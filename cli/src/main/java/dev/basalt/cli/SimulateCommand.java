@@ -62,7 +62,7 @@ final class SimulateCommand implements Callable<Integer> {
             + "of the first instructions.")
     boolean timeline;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json (default ${DEFAULT-VALUE}).")
+    @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
     String format;
 
     @Option(names = "--llvm-mca-compatible", description = "Run the first-generation machine as llvm-mca 14 does: "
@@ -79,8 +79,11 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!List.of("text", "json").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text or json");
+        if (!List.of("text", "json", "csv").contains(format)) {
+            throw new BadInputException("unknown format '" + format + "': use text, json or csv");
+        }
+        if (format.equals("csv")) {
+            out.println(CSV_HEADER);
         }
         List<String> blocks = blockInput.blocks(arguments);
         if (blocks.isEmpty()) {
@@ -114,6 +117,9 @@ final class SimulateCommand implements Callable<Integer> {
                 err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
                 for (Microarchitecture c : cpus) {
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", c.llvmName()).put("error", e.getMessage());
+                    if (format.equals("csv")) {
+                        out.println(csvError(blocks.get(k), c, e.getMessage()));
+                    }
                 }
                 failed = true;
                 continue;
@@ -127,11 +133,16 @@ final class SimulateCommand implements Callable<Integer> {
                     err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + cannot.get());
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", cpus.get(c).llvmName())
                             .put("error", cannot.get());
+                    if (format.equals("csv")) {
+                        out.println(csvError(blocks.get(k), cpus.get(c), cannot.get()));
+                    }
                     failed = true;
                     continue;
                 }
                 if (format.equals("json")) {
                     json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options));
+                } else if (format.equals("csv")) {
+                    out.println(toCsv(block, cpus.get(c), sims.get(c), options));
                 } else {
                     print(out, block, cpus.get(c), sims.get(c), options);
                 }
@@ -164,6 +175,33 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
         }
         return params;
+    }
+
+    /** The csv columns: json's figures that are one number or word per block and CPU. */
+    private static final String CSV_HEADER = "hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,"
+            + java.util.Arrays.stream(Bounds.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
+            .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error";
+
+    private static String csvError(String hex, Microarchitecture uarch, String error) {
+        // numeric columns stay empty: table … the bounds, winner, note
+        return hex + "," + uarch.llvmName() + "," + ",".repeat(CSV_HEADER.split(",").length - 3)
+                + PredictCommand.csvCell(error);
+    }
+
+    private String toCsv(BasicBlock block, Microarchitecture uarch, Simulator sim, Simulator.Options options) {
+        Simulator.Result r = sim.run(block, options);
+        Simulator.FrontEnd fe = sim.frontEnd(block, options);
+        StringBuilder sb = new StringBuilder(String.join(",", block.hex(), uarch.llvmName(), sim.params().fingerprint(),
+                String.format(Locale.ROOT, "%.4f", r.cyclesPerIteration()), Long.toString(r.totalCycles()),
+                Integer.toString(iterations), fe.loop() ? "loop" : "unrolled"));
+        Bounds b = options.secondGeneration() ? sim.bounds(block, options) : null;
+        for (Bounds.Kind k : Bounds.Kind.values()) {
+            sb.append(',').append(b == null ? "" : String.format(Locale.ROOT, "%.4f", b.value(k)));
+        }
+        sb.append(',').append(b == null ? "" : b.winner().name().toLowerCase(Locale.ROOT));
+        sb.append(',').append(PredictCommand.csvCell(String.join("; ", SimulatorEstimator.notes(block,
+                r.fallbacks())))).append(',');
+        return sb.toString();
     }
 
     /** What {@link #print} says, as one JSON object with snake_case keys (the timeline when asked). */

@@ -135,6 +135,18 @@ class DecodeCommandTest {
         assertEquals(flag.out(), format.out());
         CliRun bad = CliRun.of("decode", "--format", "xml", "488b074801c8488907");
         assertEquals(2, bad.exit());
-        assertEquals("basalt decode: unknown format 'xml': use text or json", bad.err().lines().findFirst().orElseThrow());
+        assertEquals("basalt decode: unknown format 'xml': use text, json or csv", bad.err().lines().findFirst().orElseThrow());
+    }
+
+    @Test
+    void csvHasOneRowPerInstruction() {
+        CliRun r = CliRun.of("decode", "--format", "csv", "488b074801c8488907", "4889de");
+        assertEquals(0, r.exit(), r.err());
+        java.util.List<String> lines = r.out().lines().toList();
+        assertEquals("hex,index,offset,bytes,instruction,form,reads,writes", lines.get(0));
+        assertEquals(5, lines.size(), r.out());
+        assertEquals("488b074801c8488907,1,3,4801c8,\"add rax, rcx\",\"ADD r64, r64\",rax rcx,rax CF OSZAP",
+                lines.get(2));
+        assertEquals("4889de,0,0,4889de,\"mov rsi, rbx\",\"MOV r64, r64\",rbx,rsi", lines.get(4));
     }
 }

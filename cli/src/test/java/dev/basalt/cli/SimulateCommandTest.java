@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,8 +168,22 @@ class SimulateCommandTest {
         assertTrue(hsw.get("port_cycles").has("6"));
         assertEquals("c5f5fec2", rows.get(3).get("hex").asText());
         assertTrue(rows.get(3).get("error").asText().contains("is not an instruction of ivybridge"), rows.toString());
-        CliRun csv = CliRun.of("simulate", "--format", "csv", loop);
-        assertEquals(2, csv.exit());
-        assertTrue(csv.err().contains("unknown format 'csv': use text or json"), csv.err());
+        CliRun csv = CliRun.of("simulate", "--mcpu", "haswell,ivybridge", "--format", "csv", loop, "c5f5fec2");
+        assertEquals(2, csv.exit(), "the AVX2 block cannot run on Ivy Bridge");
+        List<String> lines = csv.out().lines().toList();
+        assertEquals("hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,predecoder,decoders,delivery,"
+                + "issue,ports,latency,bound_winner,note,error", lines.get(0));
+        String[] first = lines.get(1).split(",", -1);
+        assertEquals(lines.get(0).split(",").length, first.length);
+        assertEquals(hsw.get("cycles_per_iteration").asDouble(), Double.parseDouble(first[3]), 1e-4);
+        assertEquals("loop", first[6]);
+        assertEquals("latency", first[13]);
+        String[] refused = lines.get(4).split(",", -1);
+        assertEquals("c5f5fec2", refused[0]);
+        assertEquals("", refused[3], "an error row's numeric columns stay empty");
+        assertTrue(refused[refused.length - 1].contains("is not an instruction of ivybridge"), lines.get(4));
+        CliRun xml = CliRun.of("simulate", "--format", "xml", loop);
+        assertEquals(2, xml.exit());
+        assertTrue(xml.err().contains("unknown format 'xml': use text, json or csv"), xml.err());
     }
 }
