@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class VerboseTest {
 
     private static String[] run(String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(java, "-cp",
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(javaBin, "-cp",
                 System.getProperty("java.class.path"), Basalt.class.getName()));
         cmd.addAll(java.util.List.of(args));
         Process p = new ProcessBuilder(cmd).start();
