@@ -70,7 +70,7 @@ final class DecodeCommand implements Callable<Integer> {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
         if (!format.equals("text") && !format.equals("json")) {
-            throw new BadInputException("unknown format '" + format + "': use text or json");
+            throw new BadInputException("unknown --format '" + format + "': use text or json");
         }
         boolean asJson = json || format.equals("json");
         boolean failed = false;
@@ -101,7 +101,8 @@ final class DecodeCommand implements Callable<Integer> {
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
     }
 
-    private static String abbreviate(String s) {
+    /** A block as an error names it: at most 60 characters. */
+    static String abbreviate(String s) {
         return s.length() <= 60 ? s : s.substring(0, 57) + "...";
     }
 

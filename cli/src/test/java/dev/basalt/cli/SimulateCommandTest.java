@@ -169,6 +169,6 @@ class SimulateCommandTest {
         assertTrue(rows.get(3).get("error").asText().contains("is not an instruction of ivybridge"), rows.toString());
         CliRun csv = CliRun.of("simulate", "--format", "csv", loop);
         assertEquals(2, csv.exit());
-        assertTrue(csv.err().contains("unknown format 'csv': use text or json"), csv.err());
+        assertTrue(csv.err().contains("unknown --format 'csv': use text or json"), csv.err());
     }
 }
