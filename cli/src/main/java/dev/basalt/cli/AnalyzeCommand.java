@@ -96,7 +96,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!List.of("text", "csv", "json").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text, csv or json");
+            throw new BadInputException("unknown --format '" + format + "': use text, csv or json");
         }
         BadInputException.atLeast("--top", top, 0);
         ElfCode.Functions found;

@@ -50,6 +50,12 @@ public final class Basalt {
         cl.setOut(out);
         cl.setErr(err);
         cl.registerConverter(Microarchitecture.class, name -> {
+            // Options that take a list split at commas before converting; a comma here is a list given to a
+            // one-CPU option.
+            if (name.contains(",")) {
+                throw new CommandLine.TypeConversionException("'" + name + "' is a list, but this command takes one "
+                        + "CPU (run it once per CPU)");
+            }
             try {
                 return Microarchitecture.parse(name);
             } catch (IllegalArgumentException e) {

@@ -83,7 +83,7 @@ final class BlockInput {
         // auto: hex when most lines are hex or BHive rows ("<hex>,<cycles>"): a bad row among them is an error row
         // of its own, not a reason to read the file as assembly.
         long hexLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty())
-                .filter(t -> HEX.matcher(firstColumn(t)).matches() || BHIVE_ROW.matcher(t).matches()).count();
+                .filter(t -> looksLikeHex(firstColumn(t)) || BHIVE_ROW.matcher(t).matches()).count();
         long otherLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty()).count() - hexLines;
         if (format.equals("hex") || format.equals("auto") && hexLines >= otherLines) {
             for (String line : lines) {

@@ -57,11 +57,20 @@ final class DatasetCommand {
                     + e.getKey() + "=" + e.getValue() + ": unknown CPU '" + e.getKey() + "'")), e.getValue());
         }
         for (Path p : byCpu.values()) {
-            if (!Files.isReadable(p)) {
-                throw new BadInputException("cannot read data file " + p);
+            ParamsCommand.Import.checkReadable("--data", p);
+        }
+        Dataset d = Dataset.load("custom", byCpu);
+        for (Map.Entry<Microarchitecture, Path> e : byCpu.entrySet()) { // an empty file, or one of bad rows
+            if (d.labelled(e.getKey()).isEmpty()) {
+                String summary = d.summaries().stream().filter(s -> s.file().contains(e.getValue().getFileName()
+                        .toString())).map(s -> ": " + s.rowsRead() + " rows read, none kept" + (s.rowsRead() == 0 ? ""
+                        : " (" + s.skippedByReason().entrySet().stream().map(x -> x.getKey() + " " + x.getValue())
+                        .collect(java.util.stream.Collectors.joining(", ")) + ")")).findFirst().orElse("");
+                throw new BadInputException("--data " + e.getKey().shortName() + "=" + e.getValue() + ": no measured "
+                        + "block in it" + summary);
             }
         }
-        return Dataset.load("custom", byCpu);
+        return d;
     }
 
     static List<Microarchitecture> cpus(List<Microarchitecture> names) {
@@ -91,6 +100,9 @@ final class DatasetCommand {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
+            if (plot != null) {
+                Outputs.checkFile("--plot", plot);
+            }
             List<Microarchitecture> cpus = cpus(mcpu);
             Dataset d = parent.load();
             SplitScheme scheme = SplitScheme.defaults();
@@ -185,6 +197,7 @@ final class DatasetCommand {
         @Override
         public Integer call() throws IOException {
             PrintWriter pw = spec.commandLine().getOut();
+            Outputs.checkFolder("--out", out);
             Dataset d = parent.load();
             SplitScheme scheme = SplitScheme.defaults();
             for (Microarchitecture m : cpus(mcpu)) {

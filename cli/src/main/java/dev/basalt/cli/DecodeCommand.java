@@ -70,7 +70,7 @@ final class DecodeCommand implements Callable<Integer> {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
         if (!List.of("text", "json", "csv").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text, json or csv");
+            throw new BadInputException("unknown --format '" + format + "': use text, json or csv");
         }
         boolean asJson = json || format.equals("json");
         boolean asCsv = !asJson && format.equals("csv");
@@ -114,7 +114,8 @@ final class DecodeCommand implements Callable<Integer> {
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
     }
 
-    private static String abbreviate(String s) {
+    /** A block as an error names it: at most 60 characters. */
+    static String abbreviate(String s) {
         return s.length() <= 60 ? s : s.substring(0, 57) + "...";
     }
 

@@ -114,19 +114,7 @@ final class EvalCommand implements Callable<Integer> {
      * it is a writable directory, or the nearest existing folder above it is.
      */
     static void checkOut(Path dir) {
-        Path at = dir.toAbsolutePath();
-        while (at != null && !Files.exists(at)) {
-            at = at.getParent();
-        }
-        if (at == null) {
-            return;
-        }
-        if (!Files.isDirectory(at)) {
-            throw new BadInputException("--out " + dir + ": " + at + " is a file, not a folder");
-        }
-        if (!Files.isWritable(at)) {
-            throw new BadInputException("--out " + dir + ": " + at + " is not writable");
-        }
+        Outputs.checkFolder("--out", dir);
     }
 
     /**
@@ -135,6 +123,9 @@ final class EvalCommand implements Callable<Integer> {
      */
     private static void checkModelFile(String m, List<String> known) {
         Path file = Path.of(m);
+        if (!Files.exists(file) && m.contains("/")) {
+            throw new BadInputException("--models " + m + ": no such model file");
+        }
         if (!Files.exists(file)) {
             throw new BadInputException("unknown model '" + m + "': use " + String.join(", ", known)
                     + ", or the path of a model file basalt train wrote");
@@ -155,21 +146,37 @@ final class EvalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter o = spec.commandLine().getOut();
+        checkOut(out); // first: where the results go, before loading any model
+        Optional<Split> chosenSplit = parseSplit(split);
         List<String> known = dev.basalt.core.Estimators.available();
         for (String m : models) {
+            if (m.isBlank()) {
+                throw new BadInputException("--models '" + String.join(",", models) + "': an empty model name (a "
+                        + "stray comma?)");
+            }
             if (!known.contains(m)) {
                 checkModelFile(m, known);
             }
         }
-        checkOut(out);
         List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
-                : List.copyOf(mcpu);
-        Evaluator.Config config = new Evaluator.Config(models, cpus, parseSplit(split));
+                : mcpu.stream().distinct().toList();
+        Dataset data = Dataset.bundled();
+        for (Microarchitecture m : cpus) { // a CPU with no measured block would give an empty result
+            boolean any = data.labelled(m).stream().anyMatch(b -> chosenSplit.isEmpty()
+                    || dev.basalt.datasets.SplitScheme.defaults().of(b) == chosenSplit.get());
+            if (!any) {
+                throw new BadInputException("--mcpu " + m + ": the bundled sample has no measured blocks for it"
+                        + (chosenSplit.isEmpty() ? "" : " in the " + split + " split") + " (measured: "
+                        + String.join(", ", Microarchitecture.measured().stream().map(Microarchitecture::llvmName)
+                                .toList()) + ")");
+            }
+        }
+        Evaluator.Config config = new Evaluator.Config(models, cpus, chosenSplit);
         long t0 = System.nanoTime();
         Evaluator.Result result;
         try (ProgressBars bars = new ProgressBars(o)) {
             // --llvm-mc/--llvm-mca choose the commands behind the llvm-mca estimator.
-            result = Evaluator.run(Dataset.bundled(), config, this::load, bars);
+            result = Evaluator.run(data, config, this::load, bars);
         }
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
                 + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split

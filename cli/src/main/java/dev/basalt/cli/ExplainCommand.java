@@ -105,7 +105,7 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         if (!java.util.List.of("text", "json", "html").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text, json or html");
+            throw new BadInputException("unknown --format '" + format + "': use text, json or html");
         }
         if (out != null) { // where the page goes is checked before the search, not after it
             if (Files.isDirectory(out)) {
@@ -115,15 +115,29 @@ final class ExplainCommand implements Callable<Integer> {
             if (parent != null && !Files.isDirectory(parent)) {
                 throw new BadInputException("--out " + out + ": " + parent + " is not a folder");
             }
+            Outputs.checkFile("--out", out); // and a file can be made there (not so in /proc, or a read-only folder)
         }
         Explainer.Method m = BadInputException.check("--method", () -> Explainer.Method.parse(method));
+        BadInputException.atLeast("--coverage-samples", coverageSamples, 1);
+        BadInputException.atLeast("--permutations", permutations, 1);
+        if (!(threshold > 0 && threshold <= 1)) {
+            throw new BadInputException("--threshold must be in (0, 1], got " + threshold);
+        }
+        Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
+                () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
+                        .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));
         Microarchitecture uarch = mcpu;
         java.util.List<String> given = blockInput.blocks(hex == null ? java.util.List.of() : java.util.List.of(hex));
         if (given.size() != 1) {
             throw new BadInputException("explain takes one block: " + (given.isEmpty() ? "give it as hex or in "
                     + "--input FILE" : given.size() + " were given (hex and --input together, or a file of several)"));
         }
-        BasicBlock block = BasicBlock.fromHex(given.get(0));
+        BasicBlock block;
+        try {
+            block = BasicBlock.fromHex(given.get(0));
+        } catch (dev.basalt.decoder.DecodeException e) {
+            throw new BadInputException("block '" + DecodeCommand.abbreviate(given.get(0)) + "': " + e.getMessage());
+        }
         ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {
@@ -133,9 +147,6 @@ final class ExplainCommand implements Callable<Integer> {
         dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
             throw new BadInputException("block " + block.hex() + ": " + why);
         });
-        Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
-                () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
-                        .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));
         Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {

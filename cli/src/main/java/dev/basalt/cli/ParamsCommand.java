@@ -79,17 +79,13 @@ final class ParamsCommand {
                 throw new BadInputException("--base " + base + " with --blocks: the base table's rows stay as they are, "
                         + "so the blocks would change nothing; give one of them");
             }
+            Outputs.checkFile("--out", out);
             for (Path p : blocks) { // every file checked before the long import
                 checkReadable("--blocks", p);
             }
             SimulatorParams table = null;
             if (base != null) {
-                checkReadable("--base", base);
-                try {
-                    table = SimulatorParams.read(base);
-                } catch (java.io.IOException | RuntimeException e) {
-                    throw new BadInputException("--base " + base + ": not a simulator table (" + e.getMessage() + ")");
-                }
+                table = readTable("--base", base);
                 if (!table.mcpu().equals(uarch.llvmName())) {
                     throw new BadInputException("--base " + base + " is a table for " + table.mcpu() + ", not "
                             + uarch.llvmName());
@@ -152,6 +148,28 @@ final class ParamsCommand {
             return new ArrayList<>(distinct.values());
         }
 
+        /**
+         * The simulator table in {@code p} (given as {@code option}): a readable file holding a table whose port
+         * groups are its ports (checked as it is read) and whose CPU this build knows.
+         */
+        static SimulatorParams readTable(String option, Path p) {
+            checkReadable(option, p);
+            SimulatorParams table;
+            try {
+                table = SimulatorParams.read(p);
+            } catch (java.io.IOException | RuntimeException e) {
+                String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                throw new BadInputException(option + " " + p + ": not a simulator table ("
+                        + (why.startsWith(p + ": ") ? why.substring(p.toString().length() + 2) : why) + ")");
+            }
+            if (Microarchitecture.find(table.mcpu()).isEmpty()) {
+                throw new BadInputException(option + " " + p + ": a table for CPU '" + table.mcpu() + "', which this "
+                        + "build does not know (it knows " + String.join(", ", Microarchitecture.all().stream()
+                        .map(Microarchitecture::llvmName).toList()) + ")");
+            }
+            return table;
+        }
+
         static void checkReadable(String option, Path p) {
             if (java.nio.file.Files.isDirectory(p)) {
                 throw new BadInputException(option + " " + p + " is a folder, not a file");
@@ -159,6 +177,31 @@ final class ParamsCommand {
             if (!java.nio.file.Files.isReadable(p)) {
                 throw new BadInputException(option + " " + p + ": no such file, or not readable");
             }
+            if (!looksLikeText(option, p)) {
+                throw new BadInputException(option + " " + p + " is not UTF-8 text (a binary file?)");
+            }
+        }
+
+        /** Whether the file's first 64 KB are UTF-8 text without NUL bytes (what every file of blocks or table is). */
+        private static boolean looksLikeText(String option, Path p) {
+            byte[] head = new byte[65536];
+            int n;
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(p)) {
+                n = in.readNBytes(head, 0, head.length);
+            } catch (java.io.IOException e) {
+                throw new BadInputException(option + " " + p + ": cannot read it (" + e.getMessage() + ")");
+            }
+            for (int i = 0; i < n; i++) {
+                if (head[i] == 0) {
+                    return false;
+                }
+            }
+            // Not the end of the input: a character cut at the 64 KB boundary is no error.
+            java.nio.charset.CharsetDecoder utf8 = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+            return !utf8.decode(java.nio.ByteBuffer.wrap(head, 0, n), java.nio.CharBuffer.allocate(n), false)
+                    .isError();
         }
     }
 
@@ -208,12 +251,7 @@ final class ParamsCommand {
             }
             java.util.Map<String, SimulatorParams> tables = new java.util.LinkedHashMap<>();
             for (Path p : params) {
-                Import.checkReadable("--params", p);
-                try {
-                    tables.put(p.toString(), SimulatorParams.read(p));
-                } catch (java.io.IOException | RuntimeException e) {
-                    throw new BadInputException("--params " + p + ": not a simulator table (" + e.getMessage() + ")");
-                }
+                tables.put(p.toString(), Import.readTable("--params", p));
             }
             List<Microarchitecture> cpus = mcpu.isEmpty() && params.isEmpty()
                     ? Microarchitecture.all().stream().filter(m -> SimulatorParams.imported(m).isPresent()).toList()

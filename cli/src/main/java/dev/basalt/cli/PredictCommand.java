@@ -187,7 +187,7 @@ final class PredictCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!List.of("text", "csv", "json").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text, csv or json");
+            throw new BadInputException("unknown --format '" + format + "': use text, csv or json");
         }
         List<String> inputs = blockInput.blocks(hex);
         if (inputs.isEmpty()) {
@@ -239,6 +239,8 @@ final class PredictCommand implements Callable<Integer> {
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note,error");
         }
         int k = 0;
+        int failedInputs = 0;
+        String firstFailure = null;
         for (int i = 0; i < inputs.size(); i++) {
             String in = inputs.get(i);
             BasicBlock block = blocks.get(i);
@@ -251,6 +253,11 @@ final class PredictCommand implements Callable<Integer> {
                                         ? dev.basalt.simulator.Simulator.LOOP_MODE_REFUSAL
                                         : estimators.get(m).name() + " cannot predict this block on " + m);
                 failed |= p == null;
+                if (p == null && (firstFailure == null || !firstFailure.startsWith("input " + (i + 1) + " "))) {
+                    failedInputs++;
+                    firstFailure = firstFailure != null ? firstFailure : "input " + (i + 1) + " '"
+                            + DecodeCommand.abbreviate(in) + "' on " + m + ": " + error;
+                }
                 switch (format) {
                     // Numeric columns stay numeric: an error row leaves them empty and says why in `error`.
                     case "csv" -> out.println(in + "," + m.llvmName() + "," + estimators.get(m).name() + ","
@@ -317,8 +324,9 @@ final class PredictCommand implements Callable<Integer> {
         if (format.equals("json")) {
             out.println(json.toPrettyString());
         }
-        if (failed && !format.equals("text")) {
-            err.println("basalt predict: some blocks did not decode or could not be predicted (see their error rows)");
+        if (failed) { // one line on stderr whatever the format, naming the first block that failed
+            err.println("basalt predict: " + failedInputs + " of " + inputs.size() + " blocks did not decode or could "
+                    + "not be predicted (see their error rows); the first: " + firstFailure);
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;

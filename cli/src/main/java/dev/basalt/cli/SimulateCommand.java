@@ -75,16 +75,25 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     DebugOption debugOption;
 
+    /** Each table's fingerprint, hashed once: hashing a whole table per block made a long input crawl. */
+    private final java.util.Map<SimulatorParams, String> fingerprints = new java.util.IdentityHashMap<>();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (!List.of("text", "json", "csv").contains(format)) {
-            throw new BadInputException("unknown format '" + format + "': use text, json or csv");
+            throw new BadInputException("unknown --format '" + format + "': use text, json or csv");
         }
         if (format.equals("csv")) {
             out.println(CSV_HEADER);
         }
+        if (llvmMcaCompatible && switches.any()) {
+            throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
+        }
+        Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
+                ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
+                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode);
         List<String> blocks = blockInput.blocks(arguments);
         if (blocks.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
@@ -102,19 +111,14 @@ final class SimulateCommand implements Callable<Integer> {
         for (Microarchitecture uarch : cpus) {
             sims.add(new Simulator(table(uarch, err)));
         }
-        if (llvmMcaCompatible && switches.any()) {
-            throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
-        }
-        Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
-                ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
-                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode);
         boolean failed = false;
         for (int k = 0; k < blocks.size(); k++) {
             BasicBlock block;
             try {
                 block = BasicBlock.fromHex(blocks.get(k));
             } catch (DecodeException e) {
-                err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + e.getMessage());
+                err.println("basalt simulate: input " + (k + 1) + " '" + DecodeCommand.abbreviate(blocks.get(k)) + "': "
+                        + e.getMessage());
                 for (Microarchitecture c : cpus) {
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", c.llvmName()).put("error", e.getMessage());
                     if (format.equals("csv")) {
@@ -130,7 +134,8 @@ final class SimulateCommand implements Callable<Integer> {
                     cannot = java.util.Optional.of("--mode loop: the block does not end in a jump back to its start");
                 }
                 if (cannot.isPresent()) { // no number for code the CPU cannot run; the other blocks go on
-                    err.println("basalt simulate: input " + (k + 1) + " '" + blocks.get(k) + "': " + cannot.get());
+                    err.println("basalt simulate: input " + (k + 1) + " '" + DecodeCommand.abbreviate(blocks.get(k)) + "': "
+                            + cannot.get());
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", cpus.get(c).llvmName())
                             .put("error", cannot.get());
                     if (format.equals("csv")) {
@@ -160,13 +165,8 @@ final class SimulateCommand implements Callable<Integer> {
         if (paramsFile == null && SimulatorParams.imported(uarch).isEmpty()) {
             throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table for it");
         }
-        SimulatorParams params;
-        try {
-            params = paramsFile != null ? SimulatorParams.read(paramsFile)
-                    : untuned ? SimulatorParams.bundled(uarch) : SimulatorParams.standard(uarch);
-        } catch (java.io.IOException e) {
-            throw new BadInputException("--params " + paramsFile + ": " + e.getMessage());
-        }
+        SimulatorParams params = paramsFile != null ? ParamsCommand.Import.readTable("--params", paramsFile)
+                : untuned ? SimulatorParams.bundled(uarch) : SimulatorParams.standard(uarch);
         if (!params.mcpu().equals(uarch.llvmName())) {
             err.println("basalt simulate: note: " + (paramsFile == null ? "the table" : paramsFile) + " is for "
                     + params.mcpu() + ", simulating it as " + uarch.llvmName());
@@ -214,7 +214,7 @@ final class SimulateCommand implements Callable<Integer> {
         com.fasterxml.jackson.databind.node.ObjectNode n = mapper.createObjectNode();
         n.put("hex", block.hex());
         n.put("mcpu", uarch.llvmName());
-        n.put("table", params.fingerprint());
+        n.put("table", fingerprints.computeIfAbsent(params, SimulatorParams::fingerprint));
         n.put("cycles_per_iteration", r.cyclesPerIteration());
         n.put("total_cycles", r.totalCycles());
         n.put("iterations", iterations);

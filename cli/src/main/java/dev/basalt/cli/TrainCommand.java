@@ -113,6 +113,10 @@ final class TrainCommand implements Callable<Integer> {
         BadInputException.atLeast("--embedding", embedding, 1);
         BadInputException.atLeast("--iterations", steps, 1);
         BadInputException.positive("--lr", learningRate);
+        List<Microarchitecture> cpus = mcpus == null ? Microarchitecture.measured()
+                : mcpus.stream().map(name -> BadInputException.check("--mcpu", () -> Microarchitecture.parse(name)))
+                        .distinct().toList();
+        Outputs.checkFile("--out", out);
         TrainingOptions options = new TrainingOptions(hidden, embedding, steps, learningRate, epochs, seed, prior,
                 hybrid);
         for (TrainingOptions.Option given : options.given()) {
@@ -129,6 +133,10 @@ final class TrainCommand implements Callable<Integer> {
         if (dataDir != null) {
             if (files != null) {
                 throw new BadInputException("give --data or --data-dir, not both");
+            }
+            if (!Files.isDirectory(dataDir)) {
+                throw new BadInputException("--data-dir " + dataDir + ": " + (Files.exists(dataDir)
+                        ? "not a folder" : "no such folder"));
             }
             files = new LinkedHashMap<>();
             for (Microarchitecture m : Microarchitecture.measured()) {
@@ -150,12 +158,16 @@ final class TrainCommand implements Callable<Integer> {
         }
         List<LabelledBlock> validation = data.blocks(scheme, Split.VALIDATION);
         List<LabelledBlock> test = data.blocks(scheme, Split.TEST);
-        List<Microarchitecture> cpus = mcpus == null ? Microarchitecture.measured()
-                : mcpus.stream().map(Microarchitecture::parse).distinct().toList();
         if (mcpus != null) {
             // Blocks with no label for any chosen CPU teach nothing; drop them so "one CPU, same budget" is fair.
             train = train.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
             validation = validation.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
+        }
+        if (train.isEmpty() || validation.isEmpty()) { // an empty file, or one of bad rows: nothing to learn from
+            throw new BadInputException("no " + (train.isEmpty() ? "training" : "validation") + " blocks"
+                    + (mcpus == null ? "" : " measured on " + String.join(",", mcpus)) + " in "
+                    + (files == null || files.isEmpty() ? "the bundled sample" : "--data " + String.join(",",
+                    files.values().stream().map(Path::toString).toList())));
         }
         List<BasicBlock> trainBlocks = train.stream().map(LabelledBlock::block).toList();
         long t0 = System.nanoTime();

@@ -19,7 +19,6 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,13 +103,30 @@ final class TuneCommand implements Callable<Integer> {
         BadInputException.atLeast("--passes", passes, 0);
         BadInputException.atLeast("--max-train", maxTrain, 1);
         BadInputException.positive("--lr", learningRate);
+        Outputs.checkFile("--out", out);
+        if (work != null) {
+            Outputs.checkFolder("--work", work);
+        }
         PrintWriter o = spec.commandLine().getOut();
         Microarchitecture uarch = mcpu;
+        // Then every file, before any of them is read at length.
+        if (data != null) {
+            ParamsCommand.Import.checkReadable("--data", data);
+        }
+        for (Path p : unlabelled == null ? List.<Path>of() : unlabelled) {
+            ParamsCommand.Import.checkReadable("--unlabelled", p);
+        }
+        if (params == null && SimulatorParams.imported(uarch).isEmpty()) {
+            throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table to start from");
+        }
+        SimulatorParams initial = params == null ? SimulatorParams.bundled(uarch)
+                : ParamsCommand.Import.readTable("--params", params);
+        if (!initial.mcpu().equals(uarch.llvmName())) {
+            throw new BadInputException("--params " + params + " is a table for " + initial.mcpu() + ", not "
+                    + uarch.llvmName());
+        }
         Dataset dataset;
         if (data != null) {
-            if (!Files.isReadable(data)) {
-                throw new BadInputException("cannot read data file " + data);
-            }
             dataset = Dataset.load("custom", Map.of(uarch, data));
         } else {
             dataset = Dataset.bundled();
@@ -135,18 +151,6 @@ final class TuneCommand implements Callable<Integer> {
             BlockFiles.Loaded l = BlockFiles.readUnlabelled(p);
             l.blocks().forEach(b -> pool.putIfAbsent(b.block().hex(), b.block()));
             o.println("read " + l.summary());
-        }
-        if (params == null && SimulatorParams.imported(uarch).isEmpty()) {
-            throw new BadInputException("--mcpu " + uarch + ": this build has no simulator table to start from");
-        }
-        SimulatorParams initial;
-        try {
-            initial = params == null ? SimulatorParams.bundled(uarch) : SimulatorParams.read(params);
-        } catch (java.io.IOException e) {
-            throw new BadInputException("--params " + params + ": " + e.getMessage());
-        }
-        if (!initial.mcpu().equals(uarch.llvmName())) {
-            throw new BadInputException(params + " is a table for " + initial.mcpu() + ", not " + uarch.llvmName());
         }
         Tuner.Config defaults = Tuner.Config.defaults();
         SurrogateConfig s = defaults.surrogate();

@@ -135,7 +135,7 @@ class DecodeCommandTest {
         assertEquals(flag.out(), format.out());
         CliRun bad = CliRun.of("decode", "--format", "xml", "488b074801c8488907");
         assertEquals(2, bad.exit());
-        assertEquals("basalt decode: unknown format 'xml': use text, json or csv", bad.err().lines().findFirst().orElseThrow());
+        assertEquals("basalt decode: unknown --format 'xml': use text, json or csv", bad.err().lines().findFirst().orElseThrow());
     }
 
     @Test

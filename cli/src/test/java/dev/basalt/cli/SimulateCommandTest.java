@@ -184,6 +184,6 @@ class SimulateCommandTest {
         assertTrue(refused[refused.length - 1].contains("is not an instruction of ivybridge"), lines.get(4));
         CliRun xml = CliRun.of("simulate", "--format", "xml", loop);
         assertEquals(2, xml.exit());
-        assertTrue(xml.err().contains("unknown format 'xml': use text, json or csv"), xml.err());
+        assertTrue(xml.err().contains("unknown --format 'xml': use text, json or csv"), xml.err());
     }
 }

@@ -314,6 +314,10 @@ public final class EvalReport {
             for (LabelledBlock b : blocks) {
                 counts.merge(sources.of(b.block()).orElse("unknown"), 1, Integer::sum);
             }
+            if (counts.isEmpty()) { // no block for this CPU: a chart of no categories cannot be drawn
+                panels.add(nothingPredicted(560, 460, "MAPE by source application, " + cpu));
+                continue;
+            }
             int s = 0;
             for (Map.Entry<String, double[]> m : r.predictions().get(cpu).entrySet()) {
                 Map<String, double[]> acc = new TreeMap<>();
