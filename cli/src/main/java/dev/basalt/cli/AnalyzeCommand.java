@@ -53,9 +53,9 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|FILE", description = "As in predict (default granite).")
     String model;
 
-    @Option(names = "--mcpu", paramLabel = "CPU", defaultValue = "haswell", description = "CPU (default "
-            + "${DEFAULT-VALUE}).")
-    Microarchitecture mcpu;
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell", description = "CPUs, "
+            + "comma-separated or repeated (default ${DEFAULT-VALUE}).")
+    List<Microarchitecture> mcpu;
 
     @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
     String format;
@@ -114,21 +114,64 @@ final class AnalyzeCommand implements Callable<Integer> {
             }
         }
         ThroughputEstimator estimator = PredictCommand.load(model == null ? PredictCommand.DEFAULT_MODEL : model);
-        if (!estimator.supported().contains(mcpu)) {
-            throw new BadInputException("--mcpu " + mcpu + ": " + estimator.name() + " has no model for it (it supports "
-                    + estimator.supported().stream().map(Microarchitecture::llvmName).toList() + ")");
+        List<Microarchitecture> cpus = mcpu.stream().distinct().toList();
+        for (Microarchitecture cpu : cpus) {
+            if (!estimator.supported().contains(cpu)) {
+                throw new BadInputException("--mcpu " + cpu + ": " + estimator.name() + " has no model for it (it "
+                        + "supports " + estimator.supported().stream().map(Microarchitecture::llvmName).toList() + ")");
+            }
         }
         PredictCommand.warn(err, "basalt analyze", estimator);
         ThroughputEstimator bounds = PredictCommand.load("bounds");
 
-        List<Row> rows = new ArrayList<>();
-        List<LoopRow> loops = new ArrayList<>();
+        List<ControlFlow> flows = new ArrayList<>();
         long instructions = 0;
         long skipped = 0;
         for (ElfCode.Function f : functions) {
             ControlFlow flow = ControlFlow.of(f.bytes(), f.address());
+            flows.add(flow);
             instructions += flow.instructions();
             skipped += flow.skippedBytes();
+        }
+        List<Result> results = new ArrayList<>();
+        for (Microarchitecture cpu : cpus) {
+            results.add(analyze(functions, flows, estimator, bounds, cpu));
+        }
+        Result first = results.get(0);
+        String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
+                + " %,d bytes skipped", file, found.stripped() ? " (stripped: each executable section analyzed whole)"
+                : "", functions.size(), instructions, first.blocks().size(), first.loops().size(), skipped);
+        switch (format) {
+            case "json" -> json(out, found, functions.size(), instructions, skipped, estimator, results);
+            case "csv" -> csv(out, estimator, results);
+            default -> {
+                out.println(summary);
+                for (int k = 0; k < results.size(); k++) {
+                    if (k > 0) {
+                        out.println();
+                    }
+                    text(out, estimator, results.get(k));
+                }
+            }
+        }
+        out.flush();
+        if (!format.equals("text")) {
+            err.println("basalt analyze: " + summary);
+        }
+        return 0;
+    }
+
+    /** One CPU's rows: loops by cost, blocks by cost. */
+    private record Result(Microarchitecture cpu, List<LoopRow> loops, List<Row> blocks) {
+    }
+
+    private static Result analyze(List<ElfCode.Function> functions, List<ControlFlow> flows,
+                                  ThroughputEstimator estimator, ThroughputEstimator bounds, Microarchitecture mcpu) {
+        List<Row> rows = new ArrayList<>();
+        List<LoopRow> loops = new ArrayList<>();
+        for (int fi = 0; fi < functions.size(); fi++) {
+            ElfCode.Function f = functions.get(fi);
+            ControlFlow flow = flows.get(fi);
             List<ControlFlow.Block> blocks = flow.blocks();
             Map<Long, Row> byAddress = new java.util.HashMap<>();
             for (int from = 0; from < blocks.size(); from += BATCH) {
@@ -151,19 +194,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         loops.sort(Comparator.comparingDouble(LoopRow::cycles).reversed());
         List<Row> byCost = new ArrayList<>(rows);
         byCost.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.cycles()) ? -1 : r.cycles()).reversed());
-        String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
-                + " %,d bytes skipped", file, found.stripped() ? " (stripped: each executable section analyzed whole)"
-                : "", functions.size(), instructions, rows.size(), loops.size(), skipped);
-        switch (format) {
-            case "json" -> json(out, found, functions.size(), instructions, skipped, estimator, loops, byCost);
-            case "csv" -> csv(out, estimator, loops, byCost);
-            default -> text(out, summary, estimator, loops, byCost);
-        }
-        out.flush();
-        if (!format.equals("text")) {
-            err.println("basalt analyze: " + summary);
-        }
-        return 0;
+        return new Result(mcpu, loops, byCost);
     }
 
     /** The bound that wins: the analytical estimator's largest detail. */
@@ -180,10 +211,10 @@ final class AnalyzeCommand implements Callable<Integer> {
         return Double.isNaN(c) ? "     error" : String.format(Locale.ROOT, "%10.2f", c);
     }
 
-    private void text(PrintWriter out, String summary, ThroughputEstimator estimator, List<LoopRow> loops,
-                      List<Row> byCost) {
-        out.println(summary);
-        out.println("model " + estimator.name() + " on " + mcpu + "; cycles per iteration of each block as a loop body;"
+    private void text(PrintWriter out, ThroughputEstimator estimator, Result result) {
+        List<LoopRow> loops = result.loops();
+        List<Row> byCost = result.blocks();
+        out.println("model " + estimator.name() + " on " + result.cpu() + "; cycles per iteration of each block as a loop body;"
                 + " of a loop of several blocks, the sum of its blocks (every path once: an upper estimate)");
         out.println();
         List<LoopRow> inner = loops.stream().filter(l -> l.loop().innermost()).toList();
@@ -216,10 +247,17 @@ final class AnalyzeCommand implements Callable<Integer> {
         return name.length() <= 24 ? name : name.substring(0, 23) + "…";
     }
 
-    private void csv(PrintWriter out, ThroughputEstimator estimator, List<LoopRow> loops, List<Row> byCost) {
-        String version = PredictCommand.version(estimator, mcpu);
+    private void csv(PrintWriter out, ThroughputEstimator estimator, List<Result> results) {
         out.println("kind,function,address,blocks,instructions,hex,mcpu,model,model_version,cycles_per_iteration,"
                 + "interval_low,interval_high,bottleneck,note,error");
+        for (Result result : results) {
+            csv(out, estimator, result.cpu(), result.loops(), result.blocks());
+        }
+    }
+
+    private void csv(PrintWriter out, ThroughputEstimator estimator, Microarchitecture mcpu, List<LoopRow> loops,
+                     List<Row> byCost) {
+        String version = PredictCommand.version(estimator, mcpu);
         for (LoopRow l : loops) {
             boolean ok = l.rows().stream().noneMatch(r -> r.prediction().isEmpty());
             out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()), hex(l.loop().header()),
@@ -236,7 +274,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                     version, p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.low())).orElse(""),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.high())).orElse(""),
-                    r.bottleneck(), p == null ? "" : cell(p.note()), p == null ? cell(refusal(r, estimator)) : ""));
+                    r.bottleneck(), p == null ? "" : cell(p.note()), p == null ? cell(refusal(r, estimator, mcpu)) : ""));
         }
     }
 
@@ -249,7 +287,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                 .map(iv -> String.format(Locale.ROOT, "%.4f", low ? iv.low() : iv.high())).orElse("");
     }
 
-    private String refusal(Row r, ThroughputEstimator estimator) {
+    private static String refusal(Row r, ThroughputEstimator estimator, Microarchitecture mcpu) {
         return dev.basalt.core.IsaSupport.unsupported(r.block().block(), mcpu)
                 .orElse(estimator.name() + " cannot predict this block on " + mcpu);
     }
@@ -263,20 +301,32 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private void json(PrintWriter out, ElfCode.Functions found, int functions, long instructions, long skipped,
-                      ThroughputEstimator estimator, List<LoopRow> loops, List<Row> byCost) {
+                      ThroughputEstimator estimator, List<Result> results) {
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode root = mapper.createObjectNode();
         root.put("file", file.toString());
         root.put("stripped", found.stripped());
-        root.put("model", estimator.name());
-        root.put("model_version", PredictCommand.version(estimator, mcpu));
-        root.put("mcpu", mcpu.llvmName());
         root.put("functions", functions);
         root.put("instructions", instructions);
-        root.put("blocks", byCost.size());
-        root.put("loops", loops.size());
+        root.put("blocks", results.get(0).blocks().size());
+        root.put("loops", results.get(0).loops().size());
         root.put("skipped_bytes", skipped);
-        ArrayNode ls = root.putArray("loop_list");
+        ArrayNode perCpu = root.putArray("results");
+        for (Result result : results) {
+            json(perCpu.addObject(), estimator, result);
+        }
+        out.println(root.toPrettyString());
+    }
+
+    /** One CPU's loops and blocks. */
+    private static void json(ObjectNode node, ThroughputEstimator estimator, Result result) {
+        Microarchitecture mcpu = result.cpu();
+        List<LoopRow> loops = result.loops();
+        List<Row> byCost = result.blocks();
+        node.put("mcpu", mcpu.llvmName());
+        node.put("model", estimator.name());
+        node.put("model_version", PredictCommand.version(estimator, mcpu));
+        ArrayNode ls = node.putArray("loop_list");
         for (LoopRow l : loops) {
             ObjectNode n = ls.addObject();
             n.put("function", l.function());
@@ -293,7 +343,7 @@ final class AnalyzeCommand implements Callable<Integer> {
             }
             n.put("bottleneck", l.bottleneck());
         }
-        ArrayNode bs = root.putArray("block_list");
+        ArrayNode bs = node.putArray("block_list");
         for (Row r : byCost) {
             ObjectNode n = bs.addObject();
             n.put("function", r.function());
@@ -310,9 +360,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 n.put("bottleneck", r.bottleneck());
                 n.put("note", p.note());
             } else {
-                n.put("error", refusal(r, estimator));
+                n.put("error", refusal(r, estimator, mcpu));
             }
         }
-        out.println(root.toPrettyString());
     }
 }

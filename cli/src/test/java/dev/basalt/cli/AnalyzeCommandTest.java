@@ -49,14 +49,16 @@ class AnalyzeCommandTest {
             assertEquals(0, r.exit(), r.err());
             JsonNode json = new ObjectMapper().readTree(r.out());
             assertEquals(1, json.get("functions").asInt());
-            JsonNode loops = json.get("loop_list");
+            JsonNode result = json.get("results").get(0);
+            assertEquals("haswell", result.get("mcpu").asText());
+            JsonNode loops = result.get("loop_list");
             assertEquals(1, loops.size(), r.out());
             JsonNode loop = loops.get(0);
             assertTrue(loop.get("innermost").asBoolean());
             assertEquals(1, loop.get("block_addresses").size(), "gcc -O2 makes the loop one block");
             // the loop's block: loads, mulsd, addsd into the sum, the counter, and the branch back to its start
             JsonNode block = null;
-            for (JsonNode b : json.get("block_list")) {
+            for (JsonNode b : result.get("block_list")) {
                 if (b.get("address").asText().equals(loop.get("header").asText())) {
                     block = b;
                 }
@@ -73,8 +75,10 @@ class AnalyzeCommandTest {
 
     @Test
     void theDefaultModelPredictsTheLoopToo(@TempDir Path dir) throws Exception {
-        CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "dot");
+        CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "dot", "--mcpu", "haswell,skylake");
         assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("model granite on haswell") && r.out().contains("model granite on skylake"),
+                r.out());
         assertTrue(r.out().contains("innermost loops (1 of 1):"), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.contains(" dot ") && l.contains("latency")
                 && l.contains("mulsd")), r.out());
@@ -94,7 +98,7 @@ class AnalyzeCommandTest {
         assertTrue(json.get("instructions").asLong() > 1000, r.err());
         assertTrue(json.get("blocks").asLong() > 100);
         assertTrue(json.get("loops").asLong() > 0);
-        assertEquals(json.get("blocks").asLong(), json.get("block_list").size());
+        assertEquals(json.get("blocks").asLong(), json.get("results").get(0).get("block_list").size());
     }
 
     @Test
