@@ -124,6 +124,9 @@ final class ExplainCommand implements Callable<Integer> {
                     + "--input FILE" : given.size() + " were given (hex and --input together, or a file of several)"));
         }
         BasicBlock block = BasicBlock.fromHex(given.get(0));
+        Explainer.tooLarge(block).ifPresent(why -> { // before the model loads: a refusal takes no time
+            throw new BadInputException(why);
+        });
         ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {
@@ -136,6 +139,9 @@ final class ExplainCommand implements Callable<Integer> {
         Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
                 () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
                         .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));
+        if (estimator instanceof dev.basalt.training.LearnedModel<?, ?, ?>) {
+            dev.basalt.training.Djl.intraOpThreads(1); // many small forward passes: see Djl.intraOpThreads
+        }
         Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {
