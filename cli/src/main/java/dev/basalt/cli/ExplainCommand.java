@@ -138,6 +138,9 @@ final class ExplainCommand implements Callable<Integer> {
         } catch (dev.basalt.decoder.DecodeException e) {
             throw new BadInputException("block '" + DecodeCommand.abbreviate(given.get(0)) + "': " + e.getMessage());
         }
+        Explainer.tooLarge(block).ifPresent(why -> { // before the model loads: a refusal takes no time
+            throw new BadInputException(why);
+        });
         ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {
@@ -147,6 +150,9 @@ final class ExplainCommand implements Callable<Integer> {
         dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
             throw new BadInputException("block " + block.hex() + ": " + why);
         });
+        if (estimator instanceof dev.basalt.training.LearnedModel<?, ?, ?>) {
+            dev.basalt.training.Djl.intraOpThreads(1); // many small forward passes: see Djl.intraOpThreads
+        }
         Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {

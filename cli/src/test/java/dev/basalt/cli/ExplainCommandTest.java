@@ -129,4 +129,21 @@ class ExplainCommandTest {
         assertEquals("basalt explain: --out " + out + ": " + file + " is not a folder",
                 r.err().lines().findFirst().orElseThrow());
     }
+
+    @Test
+    void aBlockAboveTheSizeLimitIsRefusedInOneLineNamingIt(@TempDir Path dir) throws Exception {
+        CliRun big = CliRun.of("explain", "4801d8".repeat(513)); // 513 × add rax, rbx
+        assertEquals(2, big.exit());
+        assertEquals("basalt explain: block of 513 instructions: explain takes at most 512 (predict and simulate "
+                + "take larger ones)", big.err().strip());
+        // 64 KB of hex is past the decoder's 16 KB block, through --input as on the command line.
+        Path file = dir.resolve("huge.hex");
+        Files.writeString(file, "4801d8".repeat(64 * 1024 / 6) + "\n");
+        for (CliRun r : new CliRun[] {CliRun.of("explain", "--input", file.toString()),
+                CliRun.of("explain", Files.readString(file).strip())}) {
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().contains("more than the 16384-byte limit"), r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+        }
+    }
 }

@@ -1,7 +1,6 @@
 package dev.basalt.explain;
 
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 
@@ -9,7 +8,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,8 +31,10 @@ import java.util.TreeSet;
  *
  * <p>Bucket: a perturbed prediction p preserves the original c when |round(p / w) − c / w| &lt; 1, w the bucket
  * width (COMET's rule: half-cycle buckets for the learned models and uiCA, quarter cycles for the crude model).
- * Model queries go through {@link ThroughputEstimator#predictAll} in batches; identical perturbed blocks are
- * queried once. Deterministic for a given seed. Thread-safe when the estimator is: each call has its own state.
+ * Model queries go through {@link ThroughputEstimator#predictAll} in bounded batches ({@link QueryBatches});
+ * identical perturbed blocks are queried once. The query budget shrinks for a large block, so that the
+ * instructions queried stay within {@link #INSTRUCTION_BUDGET}: {@code maxQueries} (20,000) up to 20 instructions,
+ * 1,333 queries at 300. Deterministic for a given seed. Thread-safe when the estimator is: each call has its own state.
  */
 public final class Anchors {
 
@@ -51,7 +52,8 @@ public final class Anchors {
      *                           prediction when {@code relativeBucket}
      * @param relativeBucket     whether {@code bucketWidth} is relative (0.05 = 5% of the prediction): half a
      *                           cycle is strict for a 40-cycle block, where anchors then need most features
-     * @param maxQueries         model queries after which the search stops with what it has
+     * @param maxQueries         model queries after which the search stops with what it has (fewer for a block
+     *                           of more than 20 instructions: {@link Anchors#INSTRUCTION_BUDGET})
      * @param allowEmpty         whether the empty anchor may be the answer (when unconstrained perturbations
      *                           already keep the prediction); off by default, so an explanation always names
      *                           at least one feature — the one with the highest coverage that is precise enough
@@ -133,6 +135,13 @@ public final class Anchors {
         }
     }
 
+    /**
+     * Instructions in the perturbed blocks one search may query, at most (the block's size times its queries): a
+     * learned model's query time grows with them (a hybrid GRANITE simulates each block for its prior), and a
+     * search over a 300-instruction block spends as long again outside the model.
+     */
+    public static final long INSTRUCTION_BUDGET = 400_000;
+
     private final Config config;
     private final MnemonicPool pool;
 
@@ -164,6 +173,8 @@ public final class Anchors {
         final List<Boolean> labels = new ArrayList<>();
         final Map<String, Double> cache = new HashMap<>();
         final BitSet searchable;
+        /** {@code maxQueries}, or fewer for a large block ({@link #INSTRUCTION_BUDGET}), at least one batch. */
+        final int maxQueries;
         int queries;
 
         Search(BasicBlock block, Microarchitecture uarch, ThroughputEstimator model) {
@@ -173,6 +184,8 @@ public final class Anchors {
             this.model = model;
             this.random = new SplittableRandom(config.seed());
             this.words = (features.size() + 63) / 64;
+            this.maxQueries = (int) Math.max(config.batchSize(), Math.min(config.maxQueries(),
+                    INSTRUCTION_BUDGET / Math.max(1, block.size())));
             this.original = model.predict(block, uarch).cyclesPerIteration();
             cache.put(block.hex(), original);
             queries = 1;
@@ -247,20 +260,16 @@ public final class Anchors {
             for (int s = 0; s < config.batchSize(); s++) {
                 batch.add(perturber.draw(fixed, random));
             }
-            Map<String, BasicBlock> toQuery = new LinkedHashMap<>();
+            QueryBatches<String> toQuery = new QueryBatches<>(model, uarch, cache::put);
+            Set<String> queued = new HashSet<>();
             for (Perturbation p : batch) {
-                if (!cache.containsKey(p.block().hex())) {
-                    toQuery.putIfAbsent(p.block().hex(), p.block());
+                String hex = p.block().hex();
+                if (!cache.containsKey(hex) && queued.add(hex)) {
+                    toQuery.add(hex, p.block());
                 }
             }
-            if (!toQuery.isEmpty()) {
-                List<BasicBlock> blocks = new ArrayList<>(toQuery.values());
-                List<Prediction> predictions = model.predictAll(blocks, uarch);
-                for (int k = 0; k < blocks.size(); k++) {
-                    cache.put(blocks.get(k).hex(), predictions.get(k).cyclesPerIteration());
-                }
-                queries += blocks.size();
-            }
+            toQuery.flush();
+            queries += toQuery.queries();
             for (Perturbation p : batch) {
                 labelled.add(words(features.preserved(p)));
                 labels.add(preserves(cache.get(p.block().hex())));
@@ -283,12 +292,13 @@ public final class Anchors {
         }
 
         /**
-         * Whether another batch fits the query budget. Samples are capped too (at four times the query budget):
-         * a small block has few distinct perturbations, so most samples hit the cache and cost no query.
+         * Whether another batch fits the query budget ({@link #maxQueries}). Samples are capped too (at four times
+         * the query budget): a small block has few distinct perturbations, so most samples hit the cache and cost
+         * no query.
          */
         boolean budgetLeft() {
-            return queries + config.batchSize() <= config.maxQueries()
-                    && labelled.size() + config.batchSize() <= 4L * config.maxQueries();
+            return queries + config.batchSize() <= maxQueries
+                    && labelled.size() + config.batchSize() <= 4L * maxQueries;
         }
 
         /** Candidate state. */

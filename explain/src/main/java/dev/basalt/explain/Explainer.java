@@ -25,6 +25,13 @@ import java.util.Optional;
  */
 public final class Explainer {
 
+    /**
+     * The largest block explained, in instructions. Memory is bounded below it whatever the block (model queries
+     * go in {@link QueryBatches}), but the work is not: Shapley's queries grow with the square of the block's
+     * size and anchors' features with its dependencies. {@link #explain} refuses a larger block.
+     */
+    public static final int MAX_INSTRUCTIONS = 512;
+
     /** What to compute. */
     public enum Method {
         ANCHORS, SHAPLEY, BOTH;
@@ -72,8 +79,26 @@ public final class Explainer {
         return config;
     }
 
-    /** Explains {@code model}'s prediction for {@code block} on {@code uarch}. */
+    /**
+     * Why {@code block} cannot be explained — more than {@link #MAX_INSTRUCTIONS} instructions — or empty when it
+     * can.
+     */
+    public static Optional<String> tooLarge(BasicBlock block) {
+        return block.size() <= MAX_INSTRUCTIONS ? Optional.empty() : Optional.of("block of " + block.size()
+                + " instructions: explain takes at most " + MAX_INSTRUCTIONS + " (predict and simulate take larger"
+                + " ones)");
+    }
+
+    /**
+     * Explains {@code model}'s prediction for {@code block} on {@code uarch}.
+     *
+     * @throws IllegalArgumentException when the block is {@linkplain #tooLarge too large} or the model has no
+     *                                  head for {@code uarch}
+     */
     public Explanation explain(BasicBlock block, Microarchitecture uarch, ThroughputEstimator model, Method method) {
+        tooLarge(block).ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
         model.checkSupported(uarch);
         Prediction p = model.predict(block, uarch);
         Optional<Anchors.Result> anchor = Optional.empty();

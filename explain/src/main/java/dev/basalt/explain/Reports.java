@@ -130,6 +130,7 @@ public final class Reports {
             ObjectNode n = root.putObject("shapley");
             n.put("empty_block_cycles", s.emptyValue());
             n.put("queries", s.queries());
+            n.put("permutations", s.permutations());
             n.put("seconds", e.shapleySeconds());
         });
         e.bottleneck().ifPresent(b -> root.set("bottleneck", bottleneck(b)));

@@ -9,9 +9,10 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -21,6 +22,9 @@ import java.util.SplittableRandom;
  * added one by one and each is credited with the change it causes; antithetic pairs (a permutation and its
  * reverse) halve the variance for the same cost. Every permutation's credits add up to v(all) − v(∅), so
  * the estimate satisfies efficiency exactly (up to floating-point rounding), however few permutations.
+ * A permutation of n instructions costs queries about n(n+1)/2 instructions, so a large block gets fewer
+ * permutations: as many antithetic pairs as keep the instructions queried within {@link #INSTRUCTION_BUDGET}
+ * (at least one pair, at most the configured number) — all 32 up to 223 instructions, 16 at 300, 6 at 512.
  * Deterministic for a seed. Thread-safe when the estimator is: each call has its own state.
  */
 public final class Shapley {
@@ -42,14 +46,23 @@ public final class Shapley {
     }
 
     /**
+     * Instructions in the sub-blocks of the permutations sampled for one block, at most: a learned model's
+     * query time grows with them (a hybrid GRANITE simulates each sub-block for its prior), and 800,000 take about
+     * a minute and a half on two busy cores.
+     */
+    public static final long INSTRUCTION_BUDGET = 800_000;
+
+    /**
      * Attributions.
      *
      * @param contributions per instruction, in cycles, in block order
      * @param prediction    the model's prediction for the whole block
      * @param emptyValue    the value of the empty block (0)
      * @param queries       distinct sub-blocks the model was asked about
+     * @param permutations  permutations sampled (fewer than configured for a large block: {@link #permutations})
      */
-    public record Result(List<Double> contributions, double prediction, double emptyValue, int queries) {
+    public record Result(List<Double> contributions, double prediction, double emptyValue, int queries,
+                         int permutations) {
         public Result {
             contributions = List.copyOf(contributions);
         }
@@ -66,9 +79,6 @@ public final class Shapley {
         }
     }
 
-    /** Blocks per model query: enough for a learned model's batches, few enough to bound memory. */
-    static final int QUERY_BATCH = 256;
-
     private final Config config;
 
     public Shapley(Config config) {
@@ -79,11 +89,21 @@ public final class Shapley {
         return config;
     }
 
+    /**
+     * The permutations sampled for a block of {@code n} instructions: the configured number rounded up to an even
+     * one, less as many antithetic pairs as it takes to stay within {@link #INSTRUCTION_BUDGET}, at least two.
+     */
+    public int permutations(int n) {
+        long pairCost = (long) n * (n + 1); // a permutation's prefixes and its reverse's, in instructions
+        long fit = Math.max(1, INSTRUCTION_BUDGET / Math.max(1, pairCost));
+        return 2 * (int) Math.min((config.permutations() + 1) / 2, fit);
+    }
+
     /** Attributes {@code model}'s prediction for {@code block} on {@code uarch} to its instructions. */
     public Result attribute(BasicBlock block, Microarchitecture uarch, ThroughputEstimator model) {
         int n = block.size();
         SplittableRandom random = new SplittableRandom(config.seed());
-        int pairs = (config.permutations() + 1) / 2;
+        int pairs = permutations(n) / 2;
         List<int[]> permutations = new ArrayList<>(2 * pairs);
         for (int p = 0; p < pairs; p++) {
             int[] perm = new int[n];
@@ -103,34 +123,22 @@ public final class Shapley {
             permutations.add(perm);
             permutations.add(reverse);
         }
-        // Every prefix of every permutation, queried once each in one batch.
-        Map<BitSet, Integer> subsets = new LinkedHashMap<>();
+        // Every prefix of every permutation, queried once each, streamed to the model in bounded batches (the
+        // sub-blocks are made as their batch fills, so only one batch of them exists at a time).
+        Map<BitSet, Double> value = new HashMap<>();
+        QueryBatches<BitSet> queries = new QueryBatches<>(model, uarch, value::put);
+        Set<BitSet> queued = new HashSet<>();
         for (int[] perm : permutations) {
             BitSet s = new BitSet(n);
             for (int i : perm) {
                 s.set(i);
-                subsets.putIfAbsent((BitSet) s.clone(), subsets.size());
-            }
-        }
-        // Queried in bounded batches: a permutation of 300 instructions has 300 prefixes, each a block of up to
-        // 300 instructions with its dependency graph, and holding all 32 permutations' at once took gigabytes.
-        Map<BitSet, Double> value = new HashMap<>();
-        List<BitSet> pending = new ArrayList<>(QUERY_BATCH);
-        List<BasicBlock> blocks = new ArrayList<>(QUERY_BATCH);
-        int left = subsets.size();
-        for (BitSet s : subsets.keySet()) {
-            pending.add(s);
-            blocks.add(s.cardinality() == n ? block : subBlock(block, s));
-            left--;
-            if (blocks.size() == QUERY_BATCH || left == 0) {
-                List<Prediction> predictions = model.predictAll(blocks, uarch);
-                for (int k = 0; k < pending.size(); k++) {
-                    value.put(pending.get(k), predictions.get(k).cyclesPerIteration());
+                BitSet key = (BitSet) s.clone();
+                if (queued.add(key)) {
+                    queries.add(key, key.cardinality() == n ? block : subBlock(block, key));
                 }
-                pending.clear();
-                blocks.clear();
             }
         }
+        queries.flush();
         double[] sum = new double[n];
         for (int[] perm : permutations) {
             BitSet s = new BitSet(n);
@@ -148,7 +156,7 @@ public final class Shapley {
         }
         BitSet all = new BitSet(n);
         all.set(0, n);
-        return new Result(contributions, value.get(all), 0, subsets.size());
+        return new Result(contributions, value.get(all), 0, queries.queries(), permutations.size());
     }
 
     /** The block made of the instructions in {@code keep}, in order, with their original bytes. */

@@ -77,4 +77,24 @@ class AnchorsTest {
             assertTrue(crude.trueExplanation(block).containsAll(r.features()), r.features().toString());
         }
     }
+
+    @Test
+    void aLargeBlocksPerturbationsGoToTheModelInBoundedBatches() {
+        BasicBlock block = ExplainTestData.largestHaswellTest();
+        CountingEstimator counting = new CountingEstimator(dev.basalt.core.Estimators.load("simulator"), 0);
+        Anchors.Config d = Anchors.Config.defaults();
+        // A short search: 500 coverage samples, at most 512 queries (eight batches of 64 perturbations).
+        Anchors.Config config = new Anchors.Config(d.precisionThreshold(), d.delta(), d.epsilon(), d.epsilonStop(),
+                d.batchSize(), 500, d.beamSize(), d.bucketWidth(), false, 512, false, 7L, d.perturbation());
+        // Haswell's mnemonics only (as Explainer.forCpu swaps them): the simulator refuses what Haswell lacks.
+        MnemonicPool haswell = MnemonicPool.forCpu(dev.basalt.simulator.SimulatorParams.bundled(HSW).forms().keySet(),
+                HSW);
+        Anchors.Result r = new Anchors(config, haswell).explain(block, HSW, counting);
+        assertEquals(r.queries(), counting.blocks(), "every query counted once (the block's own prediction too)");
+        assertTrue(r.queries() > 64, r.queries() + " queries");
+        assertTrue(counting.maxInstructions() <= QueryBatches.MAX_INSTRUCTIONS, counting.maxInstructions() + "");
+        assertTrue(counting.maxBlocks() <= config.batchSize(), counting.maxBlocks() + "");
+        // 64 perturbations of a 217-instruction block are more than 4,096 instructions: each batch is split.
+        assertTrue(counting.batches.size() >= 2 * (r.queries() / 64), counting.batches.size() + " model calls");
+    }
 }

@@ -28,6 +28,11 @@ final class ExplainTestData {
         return Holder.HASWELL_TEST;
     }
 
+    /** The largest Haswell test-split block of the bundled data (217 instructions). */
+    static BasicBlock largestHaswellTest() {
+        return haswellTest().stream().max(java.util.Comparator.comparingInt(BasicBlock::size)).orElseThrow();
+    }
+
     static MnemonicPool pool() {
         return Holder.POOL;
     }
