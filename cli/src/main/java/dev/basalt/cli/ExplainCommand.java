@@ -156,7 +156,7 @@ final class ExplainCommand implements Callable<Integer> {
         Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {
-            case "json" -> Reports.json(e) + "\n";
+            case "json" -> withVersion(Reports.json(e), PredictCommand.version(estimator, uarch)) + "\n";
             case "html" -> Reports.html(e);
             default -> Reports.text(e);
         };
@@ -168,5 +168,22 @@ final class ExplainCommand implements Callable<Integer> {
             stdout.flush();
         }
         return 0;
+    }
+
+    /** The report with {@code model_version} after {@code model}, as predict's rows name the model's version. */
+    private static String withVersion(String json, String version) throws java.io.IOException {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.JsonNode report = mapper.readTree(json);
+        if (!(report instanceof com.fasterxml.jackson.databind.node.ObjectNode object)) {
+            return json;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
+        object.fields().forEachRemaining(f -> {
+            out.set(f.getKey(), f.getValue());
+            if (f.getKey().equals("model")) {
+                out.put("model_version", version);
+            }
+        });
+        return out.toPrettyString();
     }
 }

@@ -39,6 +39,7 @@ class ExplainCommandTest {
         assertEquals(2, top, "the div contributes most");
         assertEquals(j.get("cycles_per_iteration").asDouble(), sum, 1e-6);
         assertEquals("dependency_chain", j.get("bottleneck").get("kind").asText());
+        assertEquals(16, j.get("model_version").asText().length(), "the model's version, as in predict: " + j);
         JsonNode anchor = j.get("anchor");
         assertTrue(anchor.get("meets_threshold").asBoolean());
         assertTrue(anchor.get("precision").asDouble() >= 0.7);
