@@ -128,7 +128,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         long instructions = 0;
         long skipped = 0;
         for (ElfCode.Function f : functions) {
-            ControlFlow flow = ControlFlow.of(f.bytes(), f.address());
+            ControlFlow flow = ControlFlow.of(f.bytes(), f.address(), found.knownStarts());
             flows.add(flow);
             instructions += flow.instructions();
             skipped += flow.skippedBytes();
@@ -180,7 +180,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 List<Optional<Prediction>> predictions = estimator.predictEach(bbs, mcpu);
                 List<Optional<Prediction>> limits = bounds.predictEach(bbs, mcpu);
                 for (int k = 0; k < batch.size(); k++) {
-                    Row row = new Row(f.name(), batch.get(k), predictions.get(k), limits.get(k).map(AnalyzeCommand::winner)
+                    Row row = new Row(f.name(), batch.get(k), predictions.get(k),
+                            limits.get(k).map(AnalyzeCommand::winner)
                             .orElse(""));
                     rows.add(row);
                     byAddress.put(row.block().address(), row);
@@ -191,7 +192,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                         .toList()));
             }
         }
-        loops.sort(Comparator.comparingDouble(LoopRow::cycles).reversed());
+        // a loop that cannot be predicted (NaN) goes last, as its blocks do
+        loops.sort(Comparator.comparingDouble((LoopRow l) -> Double.isNaN(l.cycles()) ? -1 : l.cycles()).reversed());
         List<Row> byCost = new ArrayList<>(rows);
         byCost.sort(Comparator.comparingDouble((Row r) -> Double.isNaN(r.cycles()) ? -1 : r.cycles()).reversed());
         return new Result(mcpu, loops, byCost);
@@ -214,7 +216,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     private void text(PrintWriter out, ThroughputEstimator estimator, Result result) {
         List<LoopRow> loops = result.loops();
         List<Row> byCost = result.blocks();
-        out.println("model " + estimator.name() + " on " + result.cpu() + "; cycles per iteration of each block as a loop body;"
+        out.println("model " + estimator.name() + " on " + result.cpu()
+                + "; cycles per iteration of each block as a loop body;"
                 + " of a loop of several blocks, the sum of its blocks (every path once: an upper estimate)");
         out.println();
         List<LoopRow> inner = loops.stream().filter(l -> l.loop().innermost()).toList();
@@ -235,7 +238,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 "bottleneck", "instructions");
         for (Row r : byCost.subList(0, Math.min(byCost.size(), Math.max(top, 0)))) {
             out.printf(Locale.ROOT, "  %#-18x %-24s %6d %s  %-10s %s%n", r.block().address(), shorten(r.function()),
-                    r.block().block().size(), cycles(r.cycles()), r.bottleneck(), firstInstructions(r.block().block(), 3));
+                    r.block().block().size(), cycles(r.cycles()), r.bottleneck(),
+                    firstInstructions(r.block().block(), 3));
             r.prediction().ifPresent(p -> p.notes().forEach(n -> out.println("      note: " + n)));
         }
         if (byCost.size() > top) {
@@ -260,21 +264,25 @@ final class AnalyzeCommand implements Callable<Integer> {
         String version = PredictCommand.version(estimator, mcpu);
         for (LoopRow l : loops) {
             boolean ok = l.rows().stream().noneMatch(r -> r.prediction().isEmpty());
-            out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()), hex(l.loop().header()),
+            out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()),
+                    hex(l.loop().header()),
                     String.valueOf(l.loop().blocks().size()), String.valueOf(l.loop().instructions()),
                     l.loop().blocks().size() == 1 ? l.loop().blocks().get(0).block().hex() : "", mcpu.llvmName(),
-                    estimator.name(), version, ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "", interval(l, true),
+                    estimator.name(), version, ok ? String.format(Locale.ROOT, "%.4f", l.cycles()) : "",
+                    interval(l, true),
                     interval(l, false),
                     l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted"));
         }
         for (Row r : byCost) {
             Prediction p = r.prediction().orElse(null);
             out.println(String.join(",", "block", cell(r.function()), hex(r.block().address()), "1",
-                    String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(), estimator.name(),
+                    String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(),
+                    estimator.name(),
                     version, p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.low())).orElse(""),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.high())).orElse(""),
-                    r.bottleneck(), p == null ? "" : cell(p.note()), p == null ? cell(refusal(r, estimator, mcpu)) : ""));
+                    r.bottleneck(), p == null ? "" : cell(p.note()),
+                    p == null ? cell(refusal(r, estimator, mcpu)) : ""));
         }
     }
 

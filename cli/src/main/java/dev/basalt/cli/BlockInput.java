@@ -27,6 +27,8 @@ final class BlockInput {
 
     private static final Pattern HEX = Pattern.compile("\\s*(0[xX])?[0-9a-fA-F]+(\\s+(0[xX])?[0-9a-fA-F]+)*\\s*");
 
+    /** A listing's address column ("401000:"), symbol line ("0000… <main>:") or header ("file format"): no hex. */
+    private static final Pattern LISTING_LINE = Pattern.compile("^[0-9a-fA-F]+:|<[^>]*>|file format");
     private static final Pattern BHIVE_ROW = Pattern.compile("\\S+,\\s*[0-9.eE+-]+\\s*");
 
     @Option(names = "--input", paramLabel = "FILE", description = "Blocks to read: a BHive CSV, one hex per line, or"
@@ -76,16 +78,21 @@ final class BlockInput {
                 lines = Files.readAllLines(input);
             } catch (CharacterCodingException notText) {
                 throw new BadInputException("--input " + input + " is not UTF-8 text (a binary file?): give a "
-                        + "BHive CSV or one hex block per line");
+                        + "BHive CSV, one hex block per line, or assembly (for a program, basalt analyze)");
             }
         }
         String name = input.toString().equals("-") ? "standard input" : input.toString();
         // auto: hex when most lines are hex or BHive rows ("<hex>,<cycles>"): a bad row among them is an error row
         // of its own, not a reason to read the file as assembly.
+        if (!lines.isEmpty() && lines.get(0).startsWith("\uFEFF")) {
+            lines = new ArrayList<>(lines);
+            lines.set(0, lines.get(0).substring(1));  // a byte-order mark is no part of the text
+        }
         long hexLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty())
+                .filter(t -> !LISTING_LINE.matcher(t).find())
                 .filter(t -> looksLikeHex(firstColumn(t)) || BHIVE_ROW.matcher(t).matches()).count();
         long otherLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty()).count() - hexLines;
-        if (format.equals("hex") || format.equals("auto") && hexLines >= otherLines) {
+        if (format.equals("hex") || format.equals("auto") && hexLines > otherLines) {
             for (String line : lines) {
                 String t = line.trim();
                 if (!t.isEmpty()) {

@@ -127,6 +127,31 @@ class AnalyzeCommandTest {
         assertTrue(r.err().contains("--function nosuch: no such function"), r.err());
     }
 
+    @Test
+    void everyFunctionOfAnObjectFileCountsAndALoopAroundACallIsFound(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(onPath("gcc"), "gcc is not installed");
+        // With -ffunction-sections every function starts at offset 0 of its own section; the loop's call is
+        // unrelocated in the object file (e8 00000000) and must not hide the loop.
+        Path c = Files.writeString(dir.resolve("g.c"), """
+                void sink(long);
+                long sum(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i]; return s; }
+                void each(long n) { for (long i = 0; i < n; i++) sink(i); }
+                long twice(long x) { return 2 * x; }
+                """);
+        Path o = dir.resolve("g.o");
+        Process p = new ProcessBuilder("gcc", "-O2", "-ffunction-sections", "-c", "-o", o.toString(), c.toString())
+                .redirectErrorStream(true).start();
+        String log = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, log);
+        CliRun r = CliRun.of("analyze", o.toString(), "--model", "simulator", "--format", "json");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertEquals(3, json.get("functions").asInt(), r.out());
+        java.util.Set<String> withLoops = new java.util.TreeSet<>();
+        json.get("results").get(0).get("loop_list").forEach(l -> withLoops.add(l.get("function").asText()));
+        assertEquals(java.util.Set.of("each", "sum"), withLoops, r.out());
+    }
+
     private static boolean onPath(String tool) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, tool))) {

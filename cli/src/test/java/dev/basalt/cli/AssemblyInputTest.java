@@ -114,6 +114,19 @@ class AssemblyInputTest {
         assertTrue(format.err().contains("--input-format must be hex, intel, att or auto, got 'masm'"), format.err());
     }
 
+    @Test
+    void anObjdumpListingIsReadAsAssemblyWithoutBeingTold(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(onPath("objdump"), "objdump is not installed");
+        Path listing = dir.resolve("true.lst");
+        Process p = new ProcessBuilder("objdump", "-d", "/bin/true").redirectOutput(listing.toFile()).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0);
+        CliRun auto = CliRun.of("decode", "--format", "csv", "--input", listing.toString());
+        CliRun att = CliRun.of("decode", "--format", "csv", "--input-format", "att", "--input", listing.toString());
+        assertEquals(0, att.exit(), att.err());
+        assertEquals(att.out(), auto.out(), auto.err());
+        assertTrue(auto.out().lines().count() > 100, "a listing of /bin/true has many instructions");
+    }
+
     private static List<String[]> rows(CliRun run) {
         assertEquals(0, run.exit(), run.err());
         return run.out().lines().skip(1).map(l -> l.split(",", -1)).toList();

@@ -43,11 +43,15 @@ final class AsmEncoder {
     private static final int TYPE_MEMORY = 2;
     private static final int TYPE_IMMEDIATE = 4;
     private static final int ADDRESS_SIZE_64 = 3;
+    private static final int R_BRANCH_TYPE = 24;
+    private static final int BRANCH_SHORT = 1;
+    private static final int BRANCH_NEAR = 2;
+    private static final int BRANCH_WIDTH_8 = 1;
     private static final int BRANCH_WIDTH_32 = 3;
     private static final int[] SIZE_HINTS = {0, 1, 2, 0, 3, 0, 0, 0, 4};  // bytes → ZydisOperandSizeHint
 
     /** Memory operand sizes to try when the text does not give one, most common first. */
-    private static final int[] ANY_SIZE = {8, 4, 16, 32, 2, 1, 64, 10, 6, 0, 14, 28, 94, 108, 512};
+    private static final int[] ANY_SIZE = {8, 4, 16, 32, 2, 1, 64, 10, 6, 0, 28, 14, 108, 94, 512};
 
     private static final Map<String, String> CONDITIONS = Map.ofEntries(Map.entry("e", "z"), Map.entry("ne", "nz"),
             Map.entry("ae", "nb"), Map.entry("nae", "b"), Map.entry("c", "b"), Map.entry("nc", "nb"),
@@ -68,34 +72,76 @@ final class AsmEncoder {
             Map.entry("scasl", "scasd"), Map.entry("insl", "insd"), Map.entry("outsl", "outsd"),
             Map.entry("movabsq", "mov"), Map.entry("movabsl", "mov"), Map.entry("movabsb", "mov"),
             Map.entry("movabsw", "mov"), Map.entry("movabs", "mov"), Map.entry("iretq", "iretq"),
-            Map.entry("sysretq", "sysret"), Map.entry("ljmpq", "jmp"), Map.entry("lcallq", "call"),
+            Map.entry("sysretq", "sysret"),
             Map.entry("fildll", "fild"), Map.entry("fistpll", "fistp"), Map.entry("fisttpll", "fisttp"),
             Map.entry("fildq", "fild"), Map.entry("wait", "fwait"),
-            Map.entry("fucompi", "fucomip"), Map.entry("fcompi", "fcomip"), Map.entry("fistpq", "fistp"), Map.entry("fisttpq", "fisttp"));
+            Map.entry("fucompi", "fucomip"), Map.entry("fcompi", "fcomip"), Map.entry("fistpq", "fistp"),
+            Map.entry("fisttpq", "fisttp"));
+
+    /** Instructions whose operand size in 64-bit mode defaults to 64 bits (objdump prints no suffix for them). */
+    private static final Set<String> DEFAULT_64 = Set.of("push", "pop", "call", "jmp");
     private static final Set<String> SHIFTS = Set.of("sar", "shl", "shr", "sal", "rol", "ror", "rcl", "rcr");
     private static final Set<String> STRING_OPS = Set.of("movs", "cmps", "stos", "lods", "scas", "ins", "outs");
 
     private final Zydis zydis = Zydis.get();
 
     /**
-     * The machine code of {@code s} placed at {@code instructionAddress}. An absolute branch target, or
-     * {@code labelAddress} (null when the label is not in the text), becomes the relative one the encoder wants,
-     * assuming the instruction is {@code assumedLength} bytes long; the caller repeats until the length agrees.
-     *
-     * @throws AssemblyException naming the statement's line when no encoding exists
+     * Where an instruction goes: its address, the absolute address its branch goes to (a label of the text or a
+     * listing's target; null when it has none, or names something outside the text), and the branch width to use
+     * (8 or 32 bits; 0 lets Zydis choose the shortest).
      */
-    byte[] encode(AsmStatement s, long instructionAddress, Long labelAddress, int assumedLength) {
+    record Placement(long address, Long target, int width) {
+
+        static final Placement NONE = new Placement(0, null, 0);
+    }
+
+    /** The machine code of {@code s} where no branch needs placing (see {@link #encode(AsmStatement, Placement)}). */
+    byte[] encode(AsmStatement s) {
+        return encode(s, Placement.NONE);
+    }
+
+    /**
+     * The machine code of {@code s} at {@code where}: a branch to a known target gets the displacement that lands
+     * on it from the end of its own encoding at the given width.
+     *
+     * @throws AssemblyException naming the statement's line when no encoding exists (also: a target out of reach
+     *                           of an 8-bit displacement)
+     */
+    byte[] encode(AsmStatement s, Placement where) {
         List<Candidate> candidates = candidates(s);
         if (candidates.isEmpty()) {
             throw new AssemblyException(s.line(), s.column(), "unknown mnemonic '" + s.mnemonic() + "'");
         }
         String failure = null;
         for (Candidate c : candidates) {
-            byte[] bytes = tryEncode(c, s, instructionAddress, labelAddress, assumedLength);
+            byte[] bytes = tryEncode(c, s, where);
             if (bytes != null) {
                 return bytes;
             }
             failure = failure == null ? c.mnemonic : failure;
+        }
+        // EVEX forms: Zydis wants the write mask as operand 1; without {k} in the text it is k0, no masking.
+        for (Candidate c : candidates) {
+            if (!c.operands.isEmpty() && c.operands.size() < EncoderRequest.MAX_OPERANDS) {
+                List<Operand> masked = new ArrayList<>(c.operands);
+                masked.add(1, new Reg(zydis.registerNamed("k0")));
+                byte[] bytes = tryEncode(new Candidate(c.mnemonic, masked, c.memorySizes, c.operandSize,
+                        c.extraImmediate), s, where);
+                if (bytes != null) {
+                    return bytes;
+                }
+            }
+        }
+        // "rep ret", "repz ret": a prefix the CPU ignores and Zydis refuses; it is still a byte of the code.
+        long repeat = s.prefixes() & (AsmParser.REP | AsmParser.REPE | AsmParser.REPNE);
+        if (repeat != 0 && s.operands().stream().noneMatch(o -> o instanceof Target)) {
+            AsmStatement bare = new AsmStatement(s.line(), s.column(), s.prefixes() & ~repeat, s.mnemonic(),
+                    s.operands(), s.suffix(), s.address());
+            byte[] bytes = encode(bare, where);
+            byte[] prefixed = new byte[bytes.length + 1];
+            prefixed[0] = (byte) ((repeat & AsmParser.REPNE) != 0 ? 0xf2 : 0xf3);
+            System.arraycopy(bytes, 0, prefixed, 1, bytes.length);
+            return prefixed;
         }
         throw new AssemblyException(s.line(), s.column(), "no encoding of '" + describe(s) + "' exists (as '"
                 + failure + "' with these operands)");
@@ -122,7 +168,8 @@ final class AsmEncoder {
         String att = ATT_NAMES.get(m);
         if (att != null) {
             int size = m.endsWith("ll") || m.endsWith("q") && m.startsWith("fi") ? 8 : suffixSize(m);
-            add(out, att, ops, m.startsWith("fi") ? 8 : m.startsWith("movabs") ? size : 0, null);
+            add(out, att, ops, m.startsWith("fi") ? 8 : m.startsWith("movabs") || m.startsWith("sysret") ? size : 0,
+                    null);
         }
         Candidate pseudo = comparison(m, ops);
         if (pseudo != null) {
@@ -148,6 +195,14 @@ final class AsmEncoder {
         if (m.equals("movsx")) {
             add(out, "movsxd", ops, 0, null);  // gcc's "movsx rdi, edi"
         }
+        if (direct.startsWith("imul") && ops.size() == 2 && ops.get(0) instanceof Reg r && ops.get(1) instanceof Imm) {
+            add(out, direct.length() > 4 ? direct.substring(0, 4) : direct, List.of(r, r, ops.get(1)),
+                    direct.length() > 4 ? suffixSize(direct) : 0, null);  // "imul eax, 3" is imul eax, eax, 3
+        }
+        List<Operand> x87 = x87Implicit(direct, ops);
+        if (x87 != null) {
+            add(out, direct, x87, 0, null);
+        }
         // String instructions without size letter (objdump's "stos QWORD PTR es:[rdi], rax"): size from operands
         if (STRING_OPS.contains(m)) {
             int size = ops.stream().mapToInt(AsmEncoder::operandBytes).max().orElse(0);
@@ -172,6 +227,23 @@ final class AsmEncoder {
             }
         }
         return out;
+    }
+
+    /** The operands x87 syntax leaves out: {@code fxch} is {@code st1}, {@code faddp} {@code st1, st}. */
+    private List<Operand> x87Implicit(String m, List<Operand> ops) {
+        Register st0 = zydis.registerNamed("st0");
+        Register st1 = zydis.registerNamed("st1");
+        if (ops.isEmpty() && m.equals("fxch")) {
+            return List.of(new Reg(st1));
+        }
+        if (ops.isEmpty() && List.of("faddp", "fmulp", "fsubp", "fsubrp", "fdivp", "fdivrp").contains(m)) {
+            return List.of(new Reg(st1), new Reg(st0));
+        }
+        if (ops.size() == 1 && ops.get(0) instanceof Reg r && r.register().name().startsWith("st")
+                && List.of("fucomi", "fcomi", "fucomip", "fcomip").contains(m)) {
+            return List.of(new Reg(st0), r);
+        }
+        return null;
     }
 
     private static int suffixSize(String m) {
@@ -264,7 +336,11 @@ final class AsmEncoder {
         return c.equals("XMM") || c.equals("YMM") || c.equals("ZMM") || c.equals("MMX");
     }
 
+    /** Intel's canonical name where synonyms exist: condition codes ({@code jne} → {@code jnz}), {@code sal}. */
     private static String condition(String m) {
+        if (m.equals("sal")) {
+            return "shl";  // the same instruction (/4); Zydis names the /6 alias only
+        }
         for (String head : List.of("cmov", "set", "j")) {
             if (m.startsWith(head)) {
                 String cc = CONDITIONS.get(m.substring(head.length()));
@@ -305,7 +381,7 @@ final class AsmEncoder {
         return new Candidate(mnemonic, ops, sizes(ops, 0), 0, extra);
     }
 
-    private byte[] tryEncode(Candidate c, AsmStatement s, long address, Long labelAddress, int assumedLength) {
+    private byte[] tryEncode(Candidate c, AsmStatement s, Placement where) {
         int id = zydis.mnemonicId(c.mnemonic);
         if (id <= 0) {
             return null;
@@ -317,40 +393,91 @@ final class AsmEncoder {
         if (ops.size() > EncoderRequest.MAX_OPERANDS) {
             return null;
         }
+        boolean open = c.memorySizes[0] != -1 && c.operandSize == 0;
+        List<byte[]> found = new ArrayList<>();
         for (int size : c.memorySizes) {
-            for (List<Operand> variant : immediateVariants(ops)) {
-                for (int hint : new int[] {c.operandSize, 0}) {
-                    try {
-                        byte[] bytes = zydis.encode(request(id, s, variant, size, hint, address, labelAddress,
-                                assumedLength));
-                        if (c.mnemonic.equals("nop")) {
-                            return canonicalNop(bytes);
-                        }
-                        return isMoffs(bytes, s) ? modrmInsteadOfMoffs(id, s, variant, size, hint, bytes) : bytes;
-                    } catch (EncodeException noSuchForm) {
-                        // try the next size
+            byte[] bytes = encodeSized(id, c, s, ops, size, where);
+            if (bytes != null && (!open || size == 8 && DEFAULT_64.contains(c.mnemonic))) {
+                return bytes;  // push/pop/call/jmp on memory are 64-bit unless the text says otherwise, as in gas
+            }
+            if (bytes != null) {
+                found.add(bytes);
+            }
+        }
+        if (found.isEmpty()) {
+            return null;
+        }
+        // The text gave no size: the sizes that encode must all be the same instruction (lea, SSE forms), else the
+        // text is ambiguous, as an assembler would say, rather than guessed.
+        Set<String> meanings = new java.util.TreeSet<>();
+        byte[] shortest = found.get(0);
+        for (byte[] f : found) {
+            meanings.add(BasicBlock.fromBytes(f).instruction(0).intelSyntax());
+            if (f.length < shortest.length) {
+                shortest = f;
+            }
+        }
+        if (meanings.size() > 1) {
+            throw new AssemblyException(s.line(), s.column(), "ambiguous operand size of '" + s.mnemonic()
+                    + "': say it (a suffix such as 'l' or 'q', or 'dword ptr'); it could be " + meanings);
+        }
+        return shortest;
+    }
+
+    /** The first encoding at memory size {@code size}: immediates as written, then sign-folded; hint, then none. */
+    private byte[] encodeSized(int id, Candidate c, AsmStatement s, List<Operand> ops, int size, Placement where) {
+        for (List<Operand> variant : immediateVariants(ops, operandBits(c, ops, size))) {
+            for (int hint : new int[] {c.operandSize, 0}) {
+                try {
+                    byte[] bytes = encodeAt(id, s, variant, size, hint, where);
+                    if (c.mnemonic.equals("nop")) {
+                        return canonicalNop(bytes);
                     }
-                    if (hint == 0) {
-                        break;
-                    }
+                    return isMoffs(bytes, s) ? modrmInsteadOfMoffs(id, s, variant, size, hint, bytes) : bytes;
+                } catch (EncodeException noSuchForm) {
+                    // try the next variant
+                }
+                if (hint == 0) {
+                    break;
                 }
             }
         }
         return null;
     }
 
+    /** The instruction's operand width in bits as far as the text says (suffix, register, memory), or 0. */
+    private static int operandBits(Candidate c, List<Operand> ops, int memorySize) {
+        if (c.operandSize > 0) {
+            return 8 * c.operandSize;
+        }
+        int bits = 0;
+        for (Operand o : ops) {
+            if (o instanceof Reg r && r.register().registerClass().name().startsWith("GPR")) {
+                bits = Math.max(bits, r.register().widthBits());
+            } else if (o instanceof Mem m) {
+                bits = Math.max(bits, 8 * (m.size() > 0 ? m.size() : Math.max(0, memorySize)));
+            }
+        }
+        return bits;
+    }
+
     /**
      * The operands as written, then with an immediate read as a sign-extended 32-, 16- or 8-bit value: llvm prints
      * {@code mov eax, 4294967295} where the encoder wants -1.
      */
-    private static List<List<Operand>> immediateVariants(List<Operand> ops) {
+    private static List<List<Operand>> immediateVariants(List<Operand> ops, int operandBits) {
         List<List<Operand>> variants = new ArrayList<>();
         variants.add(ops);
         for (int k = 0; k < ops.size(); k++) {
             if (ops.get(k) instanceof Imm imm) {
                 long v = imm.value();
-                for (long w : new long[] {(int) v, (short) v, (byte) v}) {
-                    if (w != v && (v >>> 32 == 0 || v >> 31 == -1) && fitsUnsigned(v, w)) {
+                int[] widths = {32, 16, 8};
+                long[] folded = {(int) v, (short) v, (byte) v};
+                for (int f = 0; f < folded.length; f++) {
+                    long w = folded[f];
+                    // only where the operation is that narrow: "and rax, 0xffffffff" is no "and rax, -1"
+                    boolean narrow = operandBits == 0 || operandBits <= widths[f];
+                    if (narrow && w != v && (v >>> 32 == 0 || v >> 31 == -1) && fitsUnsigned(v, w)) {
                         List<Operand> copy = new ArrayList<>(ops);
                         copy.set(k, new Imm(w));
                         variants.add(copy);
@@ -390,7 +517,8 @@ final class AsmEncoder {
         return bytes;
     }
 
-    private static final int REGISTER_RAX_GROUP_TO_RCX = 1;
+    /** ModRM.reg of rcx/ecx/cx/cl, the register the moffs workaround encodes with. */
+    private static final int MODRM_REG_RCX = 1;
 
     /** Zydis prefers {@code mov rax, moffs} (with a 0x67 prefix) for absolute addresses; compilers do not. */
     private static boolean isMoffs(byte[] bytes, AsmStatement s) {
@@ -424,10 +552,10 @@ final class AsmEncoder {
             }
         }
         try {
-            byte[] bytes = zydis.encode(request(id, s, swapped, size, hint, 0, null, 0));
+            byte[] bytes = zydis.encode(request(id, s, swapped, size, hint, 0, 0));
             for (int i = 0; i + 1 < bytes.length; i++) {
                 int u = Byte.toUnsignedInt(bytes[i]);
-                if (u >= 0x88 && u <= 0x8b && ((bytes[i + 1] >> 3) & 7) == REGISTER_RAX_GROUP_TO_RCX) {
+                if (u >= 0x88 && u <= 0x8b && ((bytes[i + 1] >> 3) & 7) == MODRM_REG_RCX) {
                     bytes[i + 1] = (byte) (bytes[i + 1] & ~0x38);
                     return bytes;
                 }
@@ -438,8 +566,29 @@ final class AsmEncoder {
         return moffs;
     }
 
+    /** Encodes once with a zero displacement to learn the length at the width, then with the real one. */
+    private byte[] encodeAt(int id, AsmStatement s, List<Operand> ops, int size, int hint, Placement where) {
+        Target target = null;
+        for (Operand o : ops) {
+            if (o instanceof Target t) {
+                target = t;
+            }
+        }
+        if (target == null) {
+            return zydis.encode(request(id, s, ops, size, hint, 0, 0));
+        }
+        if (where.target() == null) {
+            // A displacement as written (llvm-mc), or a name outside the text: 32 bits for its relocation.
+            return target.label() != null ? zydis.encode(request(id, s, ops, size, hint, 0, 32))
+                    : zydis.encode(request(id, s, ops, size, hint, target.value(), where.width()));
+        }
+        int length = zydis.encode(request(id, s, ops, size, hint, 0, where.width())).length;
+        return zydis.encode(request(id, s, ops, size, hint, where.target() - (where.address() + length),
+                where.width()));
+    }
+
     private byte[] request(int mnemonicId, AsmStatement s, List<Operand> ops, int memorySize, int operandSize,
-                           long address, Long labelAddress, int assumedLength) {
+                           long relative, int branchWidth) {
         ByteBuffer b = ByteBuffer.allocate(EncoderRequest.SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(8, mnemonicId);
         long prefixes = s.prefixes();
@@ -447,14 +596,17 @@ final class AsmEncoder {
             b.putInt(R_OPERAND_SIZE_HINT, SIZE_HINTS[operandSize]);
         }
         b.put(R_OPERAND_COUNT, (byte) ops.size());
+        boolean masked = ops.size() > 1 && ops.get(1) instanceof Reg mask
+                && mask.register().registerClass() == RegisterClass.MASK;
         for (int k = 0; k < ops.size(); k++) {
             int o = R_OPERANDS + OPERAND_BYTES * k;
             Operand op = ops.get(k);
             if (op instanceof Reg r) {
                 b.putInt(o + O_TYPE, TYPE_REGISTER);
                 b.putInt(o + O_REG, r.register().id());
-                // A fourth register operand (vblendvps) is encoded in the immediate's high nibble: Zydis' is4.
-                b.put(o + O_REG_IS4, (byte) (k == 3 ? 1 : 0));
+                // A fourth register operand (vblendvps) is encoded in the immediate's high nibble: Zydis' is4. Not
+                // so in an EVEX form, whose operand 1 is the write mask.
+                b.put(o + O_REG_IS4, (byte) (k == 3 && !masked ? 1 : 0));
             } else if (op instanceof Mem m) {
                 b.putInt(o + O_TYPE, TYPE_MEMORY);
                 b.putInt(o + O_MEM_BASE, m.base().id());
@@ -469,22 +621,16 @@ final class AsmEncoder {
             } else if (op instanceof Imm i) {
                 b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
                 b.putLong(o + O_IMM, i.value());
-            } else if (op instanceof Target t) {
+            } else if (op instanceof Target) {
                 b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
-                long relative;
-                if (t.label() != null) {
-                    if (labelAddress == null) {
-                        relative = 0;
-                        b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_32);  // an outside symbol: room for its relocation
-                    } else {
-                        relative = labelAddress - (address + assumedLength);
-                    }
-                } else if (t.absolute()) {
-                    relative = t.value() - (address + assumedLength);
-                } else {
-                    relative = t.value();
-                }
                 b.putLong(o + O_IMM, relative);
+                if (branchWidth == 8) {
+                    b.putInt(R_BRANCH_TYPE, BRANCH_SHORT);
+                    b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_8);
+                } else if (branchWidth == 32) {
+                    b.putInt(R_BRANCH_TYPE, BRANCH_NEAR);
+                    b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_32);
+                }
             }
         }
         // CS, SS, DS and ES overrides mean nothing in 64-bit mode; Zydis refuses them (llvm-mc prints them on NOPs)

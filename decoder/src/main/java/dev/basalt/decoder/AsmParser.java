@@ -41,6 +41,8 @@ final class AsmParser {
     private static final Pattern OBJDUMP_SYMBOL = Pattern.compile("^\\s*[0-9a-fA-F]+\\s+<([^>]+)>:\\s*$");
     private static final Pattern LABEL = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*$");
     private static final Pattern LABEL_THEN_TEXT = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*(?=\\S)");
+    private static final Pattern PTR = Pattern.compile("^([a-z]+)\\s+ptr\\s+");
+    private static final Pattern SEGMENT = Pattern.compile("^([a-z]s)\\s*:\\s*");
     private static final Map<String, Integer> SIZE_WORDS = Map.ofEntries(Map.entry("byte", 1),
             Map.entry("word", 2), Map.entry("dword", 4), Map.entry("fword", 6), Map.entry("qword", 8),
             Map.entry("mmword", 8), Map.entry("tbyte", 10), Map.entry("xword", 10), Map.entry("xmmword", 16),
@@ -96,13 +98,15 @@ final class AsmParser {
     /** Every item of {@code text}, in order. */
     List<Item> parse(String text) {
         List<Item> items = new ArrayList<>();
-        String[] lines = text.split("\r?\n|\r", -1);
+        String[] lines = (text.startsWith("\uFEFF") ? text.substring(1) : text).split("\\R", -1);
         long pendingPrefixes = 0;
+        int[] pendingAt = null;  // line and column of prefixes on a line of their own, until their instruction
         for (int i = 0; i < lines.length; i++) {
             int lineNo = i + 1;
             String raw = lines[i];
             Matcher symbol = OBJDUMP_SYMBOL.matcher(raw);
             if (symbol.matches()) {
+                checkNoPrefix(pendingAt);
                 items.add(new Label(symbol.group(1), lineNo));
                 continue;
             }
@@ -118,11 +122,13 @@ final class AsmParser {
                 }
             }
             if (body.isBlank()) {
+                checkNoPrefix(pendingAt);
                 items.add(new Separator(lineNo));
                 continue;
             }
             Matcher label = LABEL.matcher(body);
             if (label.matches()) {
+                checkNoPrefix(pendingAt);
                 items.add(new Label(label.group(1), lineNo));
                 continue;
             }
@@ -131,6 +137,7 @@ final class AsmParser {
                 items.add(new Separator(lineNo));  // objdump's "t.o:     file format elf64-x86-64"
                 continue;
             } else if (offset == 0 && inline.find()) {
+                checkNoPrefix(pendingAt);
                 items.add(new Label(inline.group(1), lineNo));  // "loop: dec rcx"
                 offset = inline.end();
             } else if (body.trim().endsWith(":")) {
@@ -155,15 +162,25 @@ final class AsmParser {
                     AsmStatement s = statement(trimmed, lineNo, column, pendingPrefixes, address);
                     if (s == null) {
                         pendingPrefixes |= prefixBits(trimmed);  // a prefix on a line of its own
+                        pendingAt = new int[] {lineNo, column};
                     } else {
                         pendingPrefixes = 0;
+                        pendingAt = null;
                         items.add(new Statement(s));
                     }
                 }
                 start = end + 1;
             }
         }
+        checkNoPrefix(pendingAt);
         return items;
+    }
+
+    /** Prefixes on a line of their own must be followed by their instruction, not by a label or the end. */
+    private static void checkNoPrefix(int[] pendingAt) {
+        if (pendingAt != null) {
+            throw new AssemblyException(pendingAt[0], pendingAt[1], "a prefix with no instruction after it");
+        }
     }
 
     /** An address column is followed by bytes or a tab (objdump), never by an operand list. */
@@ -337,7 +354,7 @@ final class AsmParser {
             throw new AssemblyException(line, column, "AVX-512 decorations ('" + op + "') are not supported");
         }
         int size = 0;
-        Matcher ptr = Pattern.compile("^([a-z]+)\\s+ptr\\s+").matcher(s);
+        Matcher ptr = PTR.matcher(s);
         if (ptr.find()) {
             Integer bytes = SIZE_WORDS.get(ptr.group(1));
             if (bytes == null) {
@@ -355,7 +372,7 @@ final class AsmParser {
             return new Imm(value == null ? 0 : value);  // a symbol's address: unknown here, 0 keeps the length
         }
         Register segment = Register.NONE;
-        Matcher seg = Pattern.compile("^([a-z]s)\\s*:\\s*").matcher(s);
+        Matcher seg = SEGMENT.matcher(s);
         if (seg.find() && register(seg.group(1)) != null) {
             segment = register(seg.group(1));
             s = s.substring(seg.end());
@@ -390,7 +407,7 @@ final class AsmParser {
                 return address >= 0 ? new Target(hexOrNumber(s), null, true) : new Target(value, null, false);
             }
             if (s.matches("[a-z_.$@][\\w.$@]*(@plt)?")) {
-                return new Target(0, s.replace("@plt", ""), false);
+                return new Target(0, op.strip().replaceFirst("(?i)@plt$", ""), false);  // labels keep their case
             }
         }
         if (value != null) {
@@ -469,6 +486,10 @@ final class AsmParser {
 
     /** The number in "sym+8" (a symbol's own address is unknown here and counts as 0). */
     private static long symbolOffset(String symbol) {
+        Long whole = number(symbol);
+        if (whole != null) {
+            return whole;  // gcc -masm=intel's "DWORD PTR -24[rbp]"
+        }
         int plus = Math.max(symbol.lastIndexOf('+'), symbol.lastIndexOf('-'));
         if (plus > 0) {
             Long v = number(symbol.substring(plus + 1));
@@ -536,7 +557,7 @@ final class AsmParser {
                 return address >= 0 ? new Target(hexOrNumber(s), null, true) : new Target(value, null, false);
             }
             if (s.matches("[a-z_.$@][\\w.$@]*(@plt)?")) {
-                return new Target(0, s.replace("@plt", ""), false);
+                return new Target(0, op.strip().replaceFirst("(?i)@plt$", ""), false);  // labels keep their case
             }
         }
         if (s.startsWith("$")) {

@@ -8,7 +8,8 @@ import java.util.List;
  *
  * @param line       line of the text (from 1)
  * @param column     column of the mnemonic (from 1)
- * @param prefixes   Zydis {@code ZYDIS_ATTRIB_HAS_*} prefix bits written before the mnemonic ({@code lock}, {@code rep})
+ * @param prefixes   Zydis {@code ZYDIS_ATTRIB_HAS_*} prefix bits written before the mnemonic ({@code lock},
+ *                   {@code rep})
  * @param mnemonic   the mnemonic as written, lower case
  * @param operands   the operands, destination first
  * @param suffix     AT&T's size suffix when the mnemonic carried one ({@code "l"} of {@code addl}), else empty
@@ -19,14 +20,6 @@ record AsmStatement(int line, int column, long prefixes, String mnemonic, List<O
 
     AsmStatement {
         operands = List.copyOf(operands);
-    }
-
-    AsmStatement withMnemonic(String m, String newSuffix) {
-        return new AsmStatement(line, column, prefixes, m, operands, newSuffix, address);
-    }
-
-    AsmStatement withOperands(List<Operand> ops) {
-        return new AsmStatement(line, column, prefixes, mnemonic, ops, suffix, address);
     }
 
     /** An operand as written; sizes are in bytes, 0 when the text does not say. */

@@ -109,9 +109,6 @@ public final class Assembly {
         }
     }
 
-    /** Rounds of re-encoding before branch lengths must have settled (each round can only lengthen a branch). */
-    private static final int LAYOUT_ROUNDS = 16;
-
     private Assembly() {
     }
 
@@ -132,7 +129,10 @@ public final class Assembly {
         String pendingLabel = "";
         for (Item item : items) {
             if (item instanceof Label l) {
-                labels.putIfAbsent(l.name().toLowerCase(java.util.Locale.ROOT), statements.size());
+                // gas' numeric local labels ("1:") may be defined again; other names only once
+                if (labels.put(l.name(), statements.size()) != null && !l.name().matches("\\d+")) {
+                    throw new AssemblyException(l.line(), 1, "label '" + l.name() + "' is already defined");
+                }
                 open = false;
                 if (pendingLabel.isEmpty() || pendingLabel.startsWith(".L") && !l.name().startsWith(".L")) {
                     pendingLabel = l.name();  // "dot:", not gcc's local ".LFE11:" before it or ".LFB11:" after
@@ -169,40 +169,67 @@ public final class Assembly {
         return blocks;
     }
 
-    /** Encodes every statement, re-encoding branches until their lengths and displacements agree. */
+    /**
+     * Encodes every statement. A branch to a place (a label of the text, a listing's address) starts short and
+     * becomes near when its target is out of an 8-bit displacement's reach, never back; the rounds end when no
+     * branch changes, so every displacement is computed from the final lengths (at most one round per branch).
+     */
     private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels) {
         AsmEncoder encoder = new AsmEncoder();
         int n = statements.size();
         byte[][] code = new byte[n][];
+        int[] width = new int[n];
         for (int i = 0; i < n; i++) {
             AsmStatement s = statements.get(i);
-            Long label = hasLabel(s, labels) ? 0L : null;
-            code[i] = encoder.encode(s, Math.max(0, s.address()), label, 0);
+            if (!isBranchToPlace(s) || label(s) != null && !labels.containsKey(label(s))) {
+                code[i] = encoder.encode(s);
+            } else {
+                width[i] = 8;
+                code[i] = new byte[2];  // a short branch's length, until the first round places it
+            }
         }
-        for (int round = 0; round < LAYOUT_ROUNDS; round++) {
+        for (int round = 0; ; round++) {
+            if (round > n + 1) {
+                throw new AssemblyException(statements.get(0).line(), 1, "branch lengths did not settle");
+            }
             long[] address = new long[n + 1];
             for (int i = 0; i < n; i++) {
                 address[i + 1] = address[i] + code[i].length;
             }
             boolean changed = false;
             for (int i = 0; i < n; i++) {
-                AsmStatement s = statements.get(i);
-                if (!isBranchToPlace(s)) {
+                if (width[i] == 0) {
                     continue;
                 }
-                Long label = hasLabel(s, labels) ? address[labels.get(label(s))] : null;
+                AsmStatement s = statements.get(i);
                 long at = s.address() >= 0 ? s.address() : address[i];
-                byte[] again = encoder.encode(s, at, label, code[i].length);
-                if (!java.util.Arrays.equals(again, code[i])) {
-                    code[i] = again;
-                    changed = true;
+                long target = label(s) != null ? address[labels.get(label(s))] : absoluteTarget(s);
+                byte[] placed;
+                try {
+                    placed = encoder.encode(s, new AsmEncoder.Placement(at, target, width[i]));
+                } catch (AssemblyException outOfReach) {
+                    if (width[i] != 8) {
+                        throw outOfReach;
+                    }
+                    width[i] = 32;
+                    placed = encoder.encode(s, new AsmEncoder.Placement(at, target, 32));
                 }
+                changed |= placed.length != code[i].length;
+                code[i] = placed;
             }
             if (!changed) {
-                break;
+                return code;
             }
         }
-        return code;
+    }
+
+    private static long absoluteTarget(AsmStatement s) {
+        for (Operand o : s.operands()) {
+            if (o instanceof Target t && t.absolute()) {
+                return t.value();
+            }
+        }
+        throw new IllegalStateException("no absolute target in " + s);
     }
 
     private static boolean isBranchToPlace(AsmStatement s) {
@@ -217,7 +244,7 @@ public final class Assembly {
     private static String label(AsmStatement s) {
         for (Operand o : s.operands()) {
             if (o instanceof Target t && t.label() != null) {
-                return t.label().toLowerCase(java.util.Locale.ROOT);
+                return t.label();
             }
         }
         return null;

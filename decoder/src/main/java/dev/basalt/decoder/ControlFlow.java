@@ -74,6 +74,14 @@ public final class ControlFlow {
 
     /** The blocks and loops of {@code code}, which starts at {@code address}. */
     public static ControlFlow of(byte[] code, long address) {
+        return of(code, address, java.util.Set.of());
+    }
+
+    /**
+     * The blocks and loops of {@code code}, which starts at {@code address}, where functions are also known to
+     * start at {@code functionStarts} (absolute addresses; a stripped library's exported symbols).
+     */
+    public static ControlFlow of(byte[] code, long address, java.util.Set<Long> functionStarts) {
         List<Instruction> insns = new ArrayList<>();
         CodeScan.Result scan = CodeScan.linear(code, 0, code.length, insns::add);
         TreeSet<Integer> leaders = new TreeSet<>();
@@ -83,10 +91,16 @@ public final class ControlFlow {
         }
         // Direct call targets start functions: a back edge never spans one (what keeps a stripped .text, analyzed
         // whole, from looking like one loop around everything).
-        TreeSet<Long> entries = new TreeSet<>();
+        TreeSet<Long> entries = new TreeSet<>(functionStarts);
+        for (long start : functionStarts) {
+            if (start > address && start - address < code.length) {
+                leaders.add((int) (start - address));
+            }
+        }
         int expected = 0;
         for (Instruction i : insns) {
-            if (i.category().equals("CALL") && target(i) >= 0) {
+            // (a call to the next instruction is an object file's unrelocated call, or a get-PC idiom: no entry)
+            if (i.category().equals("CALL") && target(i) >= 0 && target(i) != i.offset() + i.length()) {
                 entries.add(address + target(i));
             }
             if (i.offset() != expected) {

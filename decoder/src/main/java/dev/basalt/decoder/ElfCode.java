@@ -33,8 +33,16 @@ public final class ElfCode {
     public record Function(String name, long address, byte[] bytes) {
     }
 
-    /** The functions of an ELF file and whether they come from its symbol table. */
-    public record Functions(List<Function> functions, boolean stripped) {
+    /**
+     * The functions of an ELF file, whether they come from its symbol table, and, for a stripped file, the
+     * addresses where its dynamic symbol table says functions start (exported ones).
+     */
+    public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
+
+        public Functions {
+            functions = List.copyOf(functions);
+            knownStarts = java.util.Set.copyOf(knownStarts);
+        }
     }
 
     /** ELF's machine number of x86-64. */
@@ -81,19 +89,35 @@ public final class ElfCode {
         ElfFile elf = open(file);
         List<Indexed> sections = sections(file, elf);
         ElfSymbolTableSection symtab;
+        ElfSymbolTableSection dynsym;
         try {
             symtab = elf.getSymbolTableSection();
+            dynsym = elf.getDynamicSymbolTableSection();
         } catch (RuntimeException e) {
             throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
         }
-        if (symtab == null) {
+        List<Function> named = symtab == null ? List.of() : named(symtab, sections, file);
+        if (named.isEmpty()) {
+            // Stripped: the sections whole; a shared library's exported functions still mark where functions start.
+            java.util.Set<Long> starts = new java.util.HashSet<>();
+            if (dynsym != null) {
+                named(dynsym, sections, file).forEach(f -> starts.add(f.address()));
+            }
             List<Function> whole = new ArrayList<>();
             for (Indexed s : sections) {
                 whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
             }
-            return new Functions(whole, true);
+            return new Functions(whole, true, starts);
         }
-        java.util.Map<Long, Function> byAddress = new java.util.TreeMap<>();
+        return new Functions(named, false, java.util.Set.of());
+    }
+
+    /** The sized STT_FUNC symbols of a table that lie in the executable sections, by section then address. */
+    private static List<Function> named(ElfSymbolTableSection symtab, List<Indexed> sections, Path file)
+            throws IOException {
+        // Keyed by section and value: in a relocatable object every section starts at 0 (-ffunction-sections).
+        java.util.Map<List<Long>, Function> byAddress = new java.util.TreeMap<>(
+                java.util.Comparator.<List<Long>>comparingLong(k -> k.get(0)).thenComparingLong(k -> k.get(1)));
         try {
             for (ElfSymbol sym : symtab.symbols) {
                 if (sym.getType() != ElfSymbol.STT_FUNC || sym.st_size <= 0) {
@@ -109,7 +133,8 @@ public final class ElfCode {
                     if (offset < 0 || sym.st_size > s.section.bytes().length - offset) {
                         continue;
                     }
-                    byAddress.putIfAbsent(sym.st_value, new Function(sym.getName(), sym.st_value,
+                    byAddress.putIfAbsent(List.of((long) s.index, sym.st_value), new Function(sym.getName(),
+                            sym.st_value,
                             java.util.Arrays.copyOfRange(s.section.bytes(), (int) offset,
                                     (int) (offset + sym.st_size))));
                 }
@@ -117,7 +142,7 @@ public final class ElfCode {
         } catch (RuntimeException e) {
             throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
         }
-        return new Functions(List.copyOf(byAddress.values()), false);
+        return List.copyOf(byAddress.values());
     }
 
     private static ElfFile open(Path file) throws IOException {

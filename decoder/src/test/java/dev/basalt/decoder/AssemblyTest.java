@@ -39,6 +39,13 @@ class AssemblyTest {
             cdqe                                          | cltq                                     | 4898
             movzx eax, word ptr [rdi]                     | movzwl (%rdi), %eax                      | 0fb707
             cvtsi2sd xmm0, dword ptr [rax]                | cvtsi2sdl (%rax), %xmm0                  | f20f2a00
+            mov eax, DWORD PTR -24[rbp]                   | movl -24(%rbp), %eax                     | 8b45e8
+            sal rdx, 3                                    | salq $3, %rdx                            | 48c1e203
+            sysretq                                       | sysretq                                  | 480f07
+            fnstenv [rax]                                 | fnstenv (%rax)                           | d930
+            vaddps zmm1, zmm2, zmm3                       | vaddps %zmm3, %zmm2, %zmm1               | 62f16c4858cb
+            imul eax, 3                                   | imull $3, %eax                           | 6bc003
+            rep ret                                       | rep ret                                  | f3c3
             """)
     void intelAndAttEncodeAsLlvmMcAssembles(String intel, String att, String hex) {
         assertEquals(hex, one(intel, Assembly.Syntax.INTEL), intel);
@@ -157,5 +164,55 @@ class AssemblyTest {
         AssemblyException att = assertThrows(AssemblyException.class,
                 () -> Assembly.parse("movq %rax, %rbz", Assembly.Syntax.ATT));
         assertTrue(att.getMessage().contains("unknown register '%rbz'"), att.getMessage());
+    }
+
+    @Test
+    void aBranchOutOfShortReachBecomesNearAndEveryDisplacementLands() {
+        // 20 jumps, each over 125 nops to the label just after the next jump: only the lengths of the later
+        // jumps decide whether an earlier one still fits in 8 bits (llvm-mc-14 assembles the same bytes).
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i <= 20; i++) {
+            text.append("jmp .L").append(i).append('\n');
+            text.append("nop\n".repeat(125));
+            text.append(".L").append(i - 1 == 0 ? "x" : String.valueOf(i - 1)).append(":\n");
+        }
+        text.append("nop\n.L20:\nret\n");
+        List<Assembly.Block> blocks = Assembly.parse(text.toString(), Assembly.Syntax.INTEL);
+        byte[] code = new byte[blocks.stream().mapToInt(b -> b.bytes().length).sum()];
+        int at = 0;
+        java.util.Map<String, Integer> labelAt = new java.util.HashMap<>();
+        for (Assembly.Block b : blocks) {
+            labelAt.put(b.label(), at);
+            System.arraycopy(b.bytes(), 0, code, at, b.bytes().length);
+            at += b.bytes().length;
+        }
+        // every jump lands on its label
+        int offset = 0;
+        for (int i = 1; i <= 20; i++) {
+            Instruction jmp = BasicBlock.fromBytes(java.util.Arrays.copyOfRange(code, offset, code.length)).instruction(0);
+            long target = offset + jmp.length() + ((Operand.ImmediateOperand) jmp.operands().get(0)).value();
+            assertEquals((long) labelAt.get(".L" + i), target, "jmp .L" + i + " at " + offset);
+            offset += jmp.length() + 125;
+        }
+    }
+
+    @Test
+    void whatAnAssemblerWouldRefuseIsRefused() {
+        AssemblyException ambiguous = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("add $1, (%rax)", Assembly.Syntax.ATT));
+        assertTrue(ambiguous.getMessage().contains("ambiguous operand size"), ambiguous.getMessage());
+        assertEquals("4883442408ff".length(), one("addq $-1, 8(%rsp)", Assembly.Syntax.ATT).length());
+        AssemblyException twice = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("a:\nnop\na:\nnop\n", Assembly.Syntax.INTEL));
+        assertEquals(3, twice.line());
+        assertTrue(twice.getMessage().contains("label 'a' is already defined"), twice.getMessage());
+        AssemblyException prefix = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("lock\n\nnext:\nadd dword ptr [rax], 1", Assembly.Syntax.INTEL));
+        assertEquals(1, prefix.line());
+        assertTrue(prefix.getMessage().contains("a prefix with no instruction after it"), prefix.getMessage());
+        assertThrows(AssemblyException.class, () -> Assembly.parse("and rax, 0xffffffff", Assembly.Syntax.INTEL),
+                "0xffffffff is no sign-extended 32-bit immediate of a 64-bit and");
+        assertEquals("push qword ptr [rip+0x10]", Assembly.parse("push 0x10(%rip)", Assembly.Syntax.ATT).get(0)
+                .basicBlock().instruction(0).intelSyntax(), "push defaults to 64 bits, as gas reads objdump's text");
     }
 }
