@@ -92,7 +92,7 @@ final class BlockInput {
                 .filter(t -> !LISTING_LINE.matcher(t).find())
                 .filter(t -> looksLikeHex(firstColumn(t)) || BHIVE_ROW.matcher(t).matches()).count();
         long otherLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty()).count() - hexLines;
-        if (format.equals("hex") || format.equals("auto") && hexLines > otherLines) {
+        if (format.equals("hex") || format.equals("auto") && (hexLines > otherLines || otherLines == 0)) {
             for (String line : lines) {
                 String t = line.trim();
                 if (!t.isEmpty()) {
