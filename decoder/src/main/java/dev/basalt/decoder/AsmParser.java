@@ -368,8 +368,7 @@ final class AsmParser {
             if (s.startsWith("flat:")) {
                 s = s.substring(5);
             }
-            Long value = number(s);
-            return new Imm(value == null ? 0 : value);  // a symbol's address: unknown here, 0 keeps the length
+            return new Imm(symbolOffset(s));
         }
         Register segment = Register.NONE;
         Matcher seg = SEGMENT.matcher(s);
@@ -469,6 +468,9 @@ final class AsmParser {
                 continue;
             }
             Long value = number(term);
+            if (value == null && sign > 0 && SYMBOL_NAME.matcher(term).matches()) {
+                value = SYMBOL;  // "[rip + .LC0]", "[rip + x@GOTPCREL]"
+            }
             if (value == null) {
                 throw new AssemblyException(line, column, "cannot read '" + term + "' in the address '" + op + "'");
             }
@@ -484,7 +486,14 @@ final class AsmParser {
         return (int) k;
     }
 
-    /** The number in "sym+8" (a symbol's own address is unknown here and counts as 0). */
+    /**
+     * What stands for a symbol's address, which this text does not give: a value that needs the 32 bits an
+     * assembler leaves for the symbol's relocation, so that the instruction has the length it will have.
+     */
+    static final long SYMBOL = 0x1000_0000L;
+    private static final Pattern SYMBOL_NAME = Pattern.compile("[a-z_.$][\\w.$]*(@[a-z]+)?");
+
+    /** A displacement or immediate that may name a symbol: "-24", "x", "x+8" (the symbol stands as {@link #SYMBOL}). */
     private static long symbolOffset(String symbol) {
         Long whole = number(symbol);
         if (whole != null) {
@@ -494,10 +503,10 @@ final class AsmParser {
         if (plus > 0) {
             Long v = number(symbol.substring(plus + 1));
             if (v != null) {
-                return symbol.charAt(plus) == '-' ? -v : v;
+                return SYMBOL + (symbol.charAt(plus) == '-' ? -v : v);
             }
         }
-        return 0;
+        return SYMBOL;
     }
 
     /** A number: decimal, 0x hex, or hex with an h suffix; negative with '-'. Null when it is none. */

@@ -22,9 +22,10 @@ import java.util.regex.Pattern;
  *
  * <p>Branches: a number is a displacement from the next instruction (as {@code llvm-mc} prints it), or an
  * absolute address on a listing line with an address column ({@code objdump -d}); a label defined in the text
- * resolves to its place, laid out from address 0 and re-encoded until every branch's length is stable; a name not
+ * resolves to its place, laid out from address 0 (short while in reach, else near, never back); a name not
  * in the text (a call to {@code printf@PLT}) gets a 32-bit displacement of 0, as an assembler leaves a
- * relocation. Zydis picks the shortest encoding, so an instruction the original code encoded longer (a
+ * relocation; a symbol in an operand stands as {@code 0x10000000}, which also takes 32 bits.
+ * Zydis picks the shortest encoding, so an instruction the original code encoded longer (a
  * 32-bit displacement that fits in 8 bits) comes back shorter: the same instruction, a different length.
  *
  * <pre>{@code

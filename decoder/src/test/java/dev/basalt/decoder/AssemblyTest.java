@@ -215,4 +215,15 @@ class AssemblyTest {
         assertEquals("push qword ptr [rip+0x10]", Assembly.parse("push 0x10(%rip)", Assembly.Syntax.ATT).get(0)
                 .basicBlock().instruction(0).intelSyntax(), "push defaults to 64 bits, as gas reads objdump's text");
     }
+
+    @Test
+    void aSymbolTakesTheThirtyTwoBitsOfItsRelocation() {
+        // llvm-mc-14 assembles each with a 4-byte field for the symbol's relocation; its stand-in is 0x10000000
+        assertEquals("8b8000000010", one("movl arr(%rax), %eax", Assembly.Syntax.ATT));
+        assertEquals("6800000010", one("pushq $foo", Assembly.Syntax.ATT));
+        assertEquals("480508000010", one("addq $foo+8, %rax", Assembly.Syntax.ATT));
+        assertEquals("488d3d00000010", one("lea rdi, [rip + .LC0]", Assembly.Syntax.INTEL));
+        assertEquals("bf00000010", one("mov edi, OFFSET FLAT:.LC0", Assembly.Syntax.INTEL));
+        assertEquals("8b45e8", one("mov eax, DWORD PTR -24[rbp]", Assembly.Syntax.INTEL), "a number is no symbol");
+    }
 }
