@@ -10,6 +10,7 @@ import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.ControlFlow;
 import dev.basalt.decoder.ElfCode;
 import dev.basalt.decoder.Instruction;
+import dev.basalt.simulator.BoundsEstimator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -95,9 +96,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!List.of("text", "csv", "json").contains(format)) {
-            throw new BadInputException("unknown --format '" + format + "': use text, csv or json");
-        }
+        BadInputException.format(format, "text", "csv", "json");
         BadInputException.atLeast("--top", top, 0);
         ElfCode.Functions found;
         try {
@@ -122,7 +121,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             }
         }
         PredictCommand.warn(err, "basalt analyze", estimator);
-        ThroughputEstimator bounds = PredictCommand.load("bounds");
+        // the bottleneck is the bounds' winner; with --model bounds they are the model's own predictions
+        ThroughputEstimator bounds = estimator.name().equals(BoundsEstimator.NAME) ? estimator
+                : PredictCommand.load(BoundsEstimator.NAME);
 
         List<ControlFlow> flows = new ArrayList<>();
         long instructions = 0;
@@ -178,7 +179,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 List<ControlFlow.Block> batch = blocks.subList(from, Math.min(blocks.size(), from + BATCH));
                 List<BasicBlock> bbs = batch.stream().map(ControlFlow.Block::block).toList();
                 List<Optional<Prediction>> predictions = estimator.predictEach(bbs, mcpu);
-                List<Optional<Prediction>> limits = bounds.predictEach(bbs, mcpu);
+                List<Optional<Prediction>> limits = bounds == estimator ? predictions
+                        : bounds.predictEach(bbs, mcpu);
                 for (int k = 0; k < batch.size(); k++) {
                     Row row = new Row(f.name(), batch.get(k), predictions.get(k),
                             limits.get(k).map(AnalyzeCommand::winner)
@@ -264,7 +266,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         String version = PredictCommand.version(estimator, mcpu);
         for (LoopRow l : loops) {
             boolean ok = l.rows().stream().noneMatch(r -> r.prediction().isEmpty());
-            out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop", cell(l.function()),
+            out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop",
+                    PredictCommand.csvCell(l.function()),
                     hex(l.loop().header()),
                     String.valueOf(l.loop().blocks().size()), String.valueOf(l.loop().instructions()),
                     l.loop().blocks().size() == 1 ? l.loop().blocks().get(0).block().hex() : "", mcpu.llvmName(),
@@ -275,14 +278,14 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         for (Row r : byCost) {
             Prediction p = r.prediction().orElse(null);
-            out.println(String.join(",", "block", cell(r.function()), hex(r.block().address()), "1",
+            out.println(String.join(",", "block", PredictCommand.csvCell(r.function()), hex(r.block().address()), "1",
                     String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(),
                     estimator.name(),
                     version, p == null ? "" : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.low())).orElse(""),
                     p == null ? "" : p.interval().map(iv -> String.format(Locale.ROOT, "%.4f", iv.high())).orElse(""),
-                    r.bottleneck(), p == null ? "" : cell(p.note()),
-                    p == null ? cell(refusal(r, estimator, mcpu)) : ""));
+                    r.bottleneck(), p == null ? "" : PredictCommand.csvCell(p.note()),
+                    p == null ? PredictCommand.csvCell(refusal(r, estimator, mcpu)) : ""));
         }
     }
 
@@ -302,10 +305,6 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     private static String hex(long address) {
         return String.format(Locale.ROOT, "0x%x", address);
-    }
-
-    private static String cell(String text) {
-        return PredictCommand.csvCell(text);
     }
 
     private void json(PrintWriter out, ElfCode.Functions found, int functions, long instructions, long skipped,

@@ -34,4 +34,13 @@ final class BadInputException extends RuntimeException {
             throw new BadInputException(option + " must be a positive number, got " + value);
         }
     }
+
+    /** A {@code --format} value this command does not print: bad input listing the ones it does. */
+    static void format(String value, String... accepted) {
+        if (!java.util.List.of(accepted).contains(value)) {
+            String last = accepted[accepted.length - 1];
+            String rest = String.join(", ", java.util.Arrays.copyOf(accepted, accepted.length - 1));
+            throw new BadInputException("unknown --format '" + value + "': use " + rest + " or " + last);
+        }
+    }
 }

@@ -36,7 +36,8 @@ final class DecodeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly, e.g. 4889de4889c24c89ff "
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly, e.g. "
+            + "4889de4889c24c89ff "
             + "(quote a block that contains spaces).")
     List<String> arguments;
 
@@ -47,7 +48,8 @@ final class DecodeCommand implements Callable<Integer> {
             + "--format json.")
     boolean json;
 
-    @Option(names = "--format", defaultValue = "text", description = "text, json or csv (one row per instruction), as in the other commands "
+    @Option(names = "--format", defaultValue = "text", description = "text, json or csv (one row per instruction), "
+            + "as in the other commands "
             + "(default ${DEFAULT-VALUE}).")
     String format;
 
@@ -69,9 +71,7 @@ final class DecodeCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ArrayNode array = mapper.createArrayNode();
-        if (!List.of("text", "json", "csv").contains(format)) {
-            throw new BadInputException("unknown --format '" + format + "': use text, json or csv");
-        }
+        BadInputException.format(format, "text", "json", "csv");
         boolean asJson = json || format.equals("json");
         boolean asCsv = !asJson && format.equals("csv");
         if (asCsv) {

@@ -104,9 +104,7 @@ final class ExplainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
-        if (!java.util.List.of("text", "json", "html").contains(format)) {
-            throw new BadInputException("unknown --format '" + format + "': use text, json or html");
-        }
+        BadInputException.format(format, "text", "json", "html");
         if (out != null) { // where the page goes is checked before the search, not after it
             if (Files.isDirectory(out)) {
                 throw new BadInputException("--out " + out + " is a folder, not a file");

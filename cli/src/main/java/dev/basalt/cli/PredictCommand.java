@@ -37,7 +37,8 @@ final class PredictCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly (\"add rax, rbx; imul rax, rax\").")
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly "
+            + "(\"add rax, rbx; imul rax, rax\").")
     List<String> hex = new ArrayList<>();
 
     /** The default: the estimator with the best test-split accuracy (README, "Results"). */
@@ -186,9 +187,7 @@ final class PredictCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!List.of("text", "csv", "json").contains(format)) {
-            throw new BadInputException("unknown --format '" + format + "': use text, csv or json");
-        }
+        BadInputException.format(format, "text", "csv", "json");
         List<String> inputs = blockInput.blocks(hex);
         if (inputs.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");

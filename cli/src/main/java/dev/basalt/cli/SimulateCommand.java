@@ -30,7 +30,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly (\"add rax, rbx; imul rax, rax\").")
+    @Parameters(arity = "0..*", paramLabel = "BLOCK", description = "Blocks as hex or assembly "
+            + "(\"add rax, rbx; imul rax, rax\").")
     List<String> arguments;
 
     @Mixin
@@ -82,9 +83,7 @@ final class SimulateCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (!List.of("text", "json", "csv").contains(format)) {
-            throw new BadInputException("unknown --format '" + format + "': use text, json or csv");
-        }
+        BadInputException.format(format, "text", "json", "csv");
         if (format.equals("csv")) {
             out.println(CSV_HEADER);
         }

@@ -29,7 +29,7 @@ class AnalyzeCommandTest {
             """;
 
     private static Path compile(Path dir, String... flags) throws Exception {
-        Assumptions.assumeTrue(onPath("gcc"), "gcc is not installed");
+        Assumptions.assumeTrue(CliRun.onPath("gcc"), "gcc is not installed");
         Path c = Files.writeString(dir.resolve("dot.c"), SOURCE);
         Path out = dir.resolve(flags.length > 0 && flags[0].equals("-c") ? "dot.o" : "dot");
         List<String> cmd = new java.util.ArrayList<>(List.of("gcc", "-O2"));
@@ -129,7 +129,7 @@ class AnalyzeCommandTest {
 
     @Test
     void everyFunctionOfAnObjectFileCountsAndALoopAroundACallIsFound(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(onPath("gcc"), "gcc is not installed");
+        Assumptions.assumeTrue(CliRun.onPath("gcc"), "gcc is not installed");
         // With -ffunction-sections every function starts at offset 0 of its own section; the loop's call is
         // unrelocated in the object file (e8 00000000) and must not hide the loop.
         Path c = Files.writeString(dir.resolve("g.c"), """
@@ -150,14 +150,5 @@ class AnalyzeCommandTest {
         java.util.Set<String> withLoops = new java.util.TreeSet<>();
         json.get("results").get(0).get("loop_list").forEach(l -> withLoops.add(l.get("function").asText()));
         assertEquals(java.util.Set.of("each", "sum"), withLoops, r.out());
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -25,7 +25,7 @@ class AssemblyInputTest {
 
     @Test
     void predictionsFromLlvmMcTextEqualThoseFromTheHex(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(onPath("llvm-mc-14"), "llvm-mc-14 is not installed (apt-get install llvm-14)");
+        Assumptions.assumeTrue(CliRun.onPath("llvm-mc-14"), "llvm-mc-14 is not installed (apt-get install llvm-14)");
         List<String> hex = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().limit(BLOCKS)
                 .map(LabelledBlock::hex).toList();
         Path hexFile = Files.writeString(dir.resolve("blocks.txt"), String.join("\n", hex) + "\n");
@@ -84,7 +84,8 @@ class AssemblyInputTest {
 
     @Test
     void anArgumentMayBeAssemblyInEitherSyntax() {
-        CliRun hex = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--format", "csv", "4801d8480fafc0");
+        CliRun hex = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--format", "csv",
+                "4801d8480fafc0");
         CliRun intel = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--format", "csv",
                 "add rax, rbx; imul rax, rax");
         CliRun att = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--format", "csv",
@@ -116,7 +117,7 @@ class AssemblyInputTest {
 
     @Test
     void anObjdumpListingIsReadAsAssemblyWithoutBeingTold(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(onPath("objdump"), "objdump is not installed");
+        Assumptions.assumeTrue(CliRun.onPath("objdump"), "objdump is not installed");
         Path listing = dir.resolve("true.lst");
         Process p = new ProcessBuilder("objdump", "-d", "/bin/true").redirectOutput(listing.toFile()).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0);
@@ -150,14 +151,5 @@ class AssemblyInputTest {
         assertTrue(p.waitFor(120, TimeUnit.SECONDS));
         // hlt (the marker between blocks) becomes a blank line: blocks are separated as a user's file would be
         return Files.readString(output).replaceAll("(?m)^\\s*hlt\\s*$", "");
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

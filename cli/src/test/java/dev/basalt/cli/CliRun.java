@@ -12,4 +12,14 @@ record CliRun(int exit, String out, String err) {
         int exit = Basalt.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new CliRun(exit, out.toString(), err.toString());
     }
+
+    /** Whether {@code tool} is an executable on the PATH (tests that need it skip with a reason when not). */
+    static boolean onPath(String tool) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

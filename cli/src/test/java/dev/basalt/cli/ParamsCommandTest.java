@@ -66,7 +66,7 @@ class ParamsCommandTest {
     /** How the bundled tables got their extra forms, re-run on a few forms taken out: the same rows come back. */
     @Test
     void allFormsRestoresTheBundledRowsThatWereTakenOut(@TempDir Path dir) throws Exception {
-        if (!onPath("llvm-mca-14") || !onPath("llvm-mc-14")) {
+        if (!CliRun.onPath("llvm-mca-14") || !CliRun.onPath("llvm-mc-14")) {
             System.err.println("SKIPPED ParamsCommandTest.allForms: llvm-mca-14/llvm-mc-14 not installed "
                     + "(apt-get install llvm-14)");
             org.junit.jupiter.api.Assumptions.abort("llvm-14 tools not installed");
@@ -104,14 +104,5 @@ class ParamsCommandTest {
         assertEquals(2, bad.exit());
         assertEquals("basalt params coverage: " + missing + ": no such file or folder",
                 bad.err().lines().findFirst().orElseThrow());
-    }
-
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

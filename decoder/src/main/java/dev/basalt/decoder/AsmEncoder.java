@@ -22,28 +22,11 @@ import java.util.Set;
  */
 final class AsmEncoder {
 
-    // ZydisEncoderRequest (Zydis 4.0, x86-64): offsets beyond those EncoderRequest already names.
-    private static final int R_PREFIXES = 16;
-    private static final int R_BRANCH_WIDTH = 28;
-    private static final int R_ADDRESS_SIZE_HINT = 32;
-    private static final int R_OPERAND_SIZE_HINT = 36;
-    private static final int R_OPERAND_COUNT = 40;
-    private static final int R_OPERANDS = 48;
-    private static final int OPERAND_BYTES = 64;
-    private static final int O_TYPE = 0;
-    private static final int O_REG = 4;
-    private static final int O_REG_IS4 = 8;
-    private static final int O_MEM_BASE = 16;
-    private static final int O_MEM_INDEX = 20;
-    private static final int O_MEM_SCALE = 24;
-    private static final int O_MEM_DISP = 32;
-    private static final int O_MEM_SIZE = 40;
-    private static final int O_IMM = 56;
+    // ZydisEncoderRequest's field offsets are EncoderRequest's; these are the values put in them.
     private static final int TYPE_REGISTER = 1;
     private static final int TYPE_MEMORY = 2;
     private static final int TYPE_IMMEDIATE = 4;
     private static final int ADDRESS_SIZE_64 = 3;
-    private static final int R_BRANCH_TYPE = 24;
     private static final int BRANCH_SHORT = 1;
     private static final int BRANCH_NEAR = 2;
     private static final int BRANCH_WIDTH_8 = 1;
@@ -133,13 +116,13 @@ final class AsmEncoder {
             }
         }
         // "rep ret", "repz ret": a prefix the CPU ignores and Zydis refuses; it is still a byte of the code.
-        long repeat = s.prefixes() & (AsmParser.REP | AsmParser.REPE | AsmParser.REPNE);
+        long repeat = s.prefixes() & (Zydis.ATTRIB_HAS_REP | Zydis.ATTRIB_HAS_REPE | Zydis.ATTRIB_HAS_REPNE);
         if (repeat != 0 && s.operands().stream().noneMatch(o -> o instanceof Target)) {
             AsmStatement bare = new AsmStatement(s.line(), s.column(), s.prefixes() & ~repeat, s.mnemonic(),
                     s.operands(), s.suffix(), s.address());
             byte[] bytes = encode(bare, where);
             byte[] prefixed = new byte[bytes.length + 1];
-            prefixed[0] = (byte) ((repeat & AsmParser.REPNE) != 0 ? 0xf2 : 0xf3);
+            prefixed[0] = (byte) ((repeat & Zydis.ATTRIB_HAS_REPNE) != 0 ? 0xf2 : 0xf3);
             System.arraycopy(bytes, 0, prefixed, 1, bytes.length);
             return prefixed;
         }
@@ -231,6 +214,9 @@ final class AsmEncoder {
 
     /** The operands x87 syntax leaves out: {@code fxch} is {@code st1}, {@code faddp} {@code st1, st}. */
     private List<Operand> x87Implicit(String m, List<Operand> ops) {
+        if (!m.startsWith("f") || ops.size() > 1) {
+            return null;
+        }
         Register st0 = zydis.registerNamed("st0");
         Register st1 = zydis.registerNamed("st1");
         if (ops.isEmpty() && m.equals("fxch")) {
@@ -590,51 +576,52 @@ final class AsmEncoder {
     private byte[] request(int mnemonicId, AsmStatement s, List<Operand> ops, int memorySize, int operandSize,
                            long relative, int branchWidth) {
         ByteBuffer b = ByteBuffer.allocate(EncoderRequest.SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(8, mnemonicId);
+        b.putInt(EncoderRequest.R_MNEMONIC, mnemonicId);
         long prefixes = s.prefixes();
         if (operandSize > 0 && operandSize < SIZE_HINTS.length) {
-            b.putInt(R_OPERAND_SIZE_HINT, SIZE_HINTS[operandSize]);
+            b.putInt(EncoderRequest.R_OPERAND_SIZE_HINT, SIZE_HINTS[operandSize]);
         }
-        b.put(R_OPERAND_COUNT, (byte) ops.size());
+        b.put(EncoderRequest.R_OPERAND_COUNT, (byte) ops.size());
         boolean masked = ops.size() > 1 && ops.get(1) instanceof Reg mask
                 && mask.register().registerClass() == RegisterClass.MASK;
         for (int k = 0; k < ops.size(); k++) {
-            int o = R_OPERANDS + OPERAND_BYTES * k;
+            int o = EncoderRequest.R_OPERANDS + EncoderRequest.OPERAND_SIZE * k;
             Operand op = ops.get(k);
             if (op instanceof Reg r) {
-                b.putInt(o + O_TYPE, TYPE_REGISTER);
-                b.putInt(o + O_REG, r.register().id());
+                b.putInt(o + EncoderRequest.O_TYPE, TYPE_REGISTER);
+                b.putInt(o + EncoderRequest.O_REG, r.register().id());
                 // A fourth register operand (vblendvps) is encoded in the immediate's high nibble: Zydis' is4. Not
                 // so in an EVEX form, whose operand 1 is the write mask.
-                b.put(o + O_REG_IS4, (byte) (k == 3 && !masked ? 1 : 0));
+                b.put(o + EncoderRequest.O_REG_IS4, (byte) (k == 3 && !masked ? 1 : 0));
             } else if (op instanceof Mem m) {
-                b.putInt(o + O_TYPE, TYPE_MEMORY);
-                b.putInt(o + O_MEM_BASE, m.base().id());
-                b.putInt(o + O_MEM_INDEX, m.index().id());
-                b.put(o + O_MEM_SCALE, (byte) (m.index().isPresent() ? Math.max(1, m.scale()) : 0));
-                b.putLong(o + O_MEM_DISP, m.displacement());
-                b.putShort(o + O_MEM_SIZE, (short) (m.size() > 0 ? m.size() : Math.max(0, memorySize)));
+                b.putInt(o + EncoderRequest.O_TYPE, TYPE_MEMORY);
+                b.putInt(o + EncoderRequest.O_MEM_BASE, m.base().id());
+                b.putInt(o + EncoderRequest.O_MEM_INDEX, m.index().id());
+                b.put(o + EncoderRequest.O_MEM_SCALE, (byte) (m.index().isPresent() ? Math.max(1, m.scale()) : 0));
+                b.putLong(o + EncoderRequest.O_MEM_DISP, m.displacement());
+                b.putShort(o + EncoderRequest.O_MEM_SIZE, (short) (m.size() > 0 ? m.size() : Math.max(0, memorySize)));
                 prefixes |= AsmParser.segmentBit(m.segment());
                 if (m.absolute()) {
-                    b.putInt(R_ADDRESS_SIZE_HINT, ADDRESS_SIZE_64);
+                    b.putInt(EncoderRequest.R_ADDRESS_SIZE_HINT, ADDRESS_SIZE_64);
                 }
             } else if (op instanceof Imm i) {
-                b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
-                b.putLong(o + O_IMM, i.value());
+                b.putInt(o + EncoderRequest.O_TYPE, TYPE_IMMEDIATE);
+                b.putLong(o + EncoderRequest.O_IMM, i.value());
             } else if (op instanceof Target) {
-                b.putInt(o + O_TYPE, TYPE_IMMEDIATE);
-                b.putLong(o + O_IMM, relative);
+                b.putInt(o + EncoderRequest.O_TYPE, TYPE_IMMEDIATE);
+                b.putLong(o + EncoderRequest.O_IMM, relative);
                 if (branchWidth == 8) {
-                    b.putInt(R_BRANCH_TYPE, BRANCH_SHORT);
-                    b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_8);
+                    b.putInt(EncoderRequest.R_BRANCH_TYPE, BRANCH_SHORT);
+                    b.putInt(EncoderRequest.R_BRANCH_WIDTH, BRANCH_WIDTH_8);
                 } else if (branchWidth == 32) {
-                    b.putInt(R_BRANCH_TYPE, BRANCH_NEAR);
-                    b.putInt(R_BRANCH_WIDTH, BRANCH_WIDTH_32);
+                    b.putInt(EncoderRequest.R_BRANCH_TYPE, BRANCH_NEAR);
+                    b.putInt(EncoderRequest.R_BRANCH_WIDTH, BRANCH_WIDTH_32);
                 }
             }
         }
         // CS, SS, DS and ES overrides mean nothing in 64-bit mode; Zydis refuses them (llvm-mc prints them on NOPs)
-        b.putLong(R_PREFIXES, prefixes & ~((1L << 37) | (1L << 38) | (1L << 39) | (1L << 40)));
+        b.putLong(EncoderRequest.R_PREFIXES, prefixes
+                & ~(AsmParser.SEGMENT_CS | AsmParser.SEGMENT_SS | AsmParser.SEGMENT_DS | AsmParser.SEGMENT_ES));
         return b.array();
     }
 }

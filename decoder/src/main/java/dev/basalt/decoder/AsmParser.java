@@ -7,7 +7,6 @@ import dev.basalt.decoder.AsmStatement.Reg;
 import dev.basalt.decoder.AsmStatement.Target;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,38 +47,28 @@ final class AsmParser {
             Map.entry("mmword", 8), Map.entry("tbyte", 10), Map.entry("xword", 10), Map.entry("xmmword", 16),
             Map.entry("oword", 16), Map.entry("ymmword", 32), Map.entry("zmmword", 64));
 
-    private static final long SEGMENT_CS = 1L << 37;
-    private static final long SEGMENT_SS = 1L << 38;
-    private static final long SEGMENT_DS = 1L << 39;
-    private static final long SEGMENT_ES = 1L << 40;
+    static final long SEGMENT_CS = 1L << 37;
+    static final long SEGMENT_SS = 1L << 38;
+    static final long SEGMENT_DS = 1L << 39;
+    static final long SEGMENT_ES = 1L << 40;
     private static final long SEGMENT_FS = 1L << 41;
     private static final long SEGMENT_GS = 1L << 42;
-    static final long LOCK = 0x8000000L;
-    static final long REP = 0x10000000L;
-    static final long REPE = 0x20000000L;
-    static final long REPNE = 0x40000000L;
-    static final long BND = 0x80000000L;
-    static final long XACQUIRE = 0x100000000L;
-    static final long XRELEASE = 0x200000000L;
     /** Prefix words and their bits; words that name no encodable prefix (data16, rex64, notrack) carry 0. */
-    private static final Map<String, Long> PREFIXES = Map.ofEntries(Map.entry("lock", LOCK), Map.entry("rep", REP),
-            Map.entry("repe", REPE), Map.entry("repz", REPE), Map.entry("repne", REPNE), Map.entry("repnz", REPNE),
-            Map.entry("bnd", BND), Map.entry("xacquire", XACQUIRE), Map.entry("xrelease", XRELEASE),
+    private static final Map<String, Long> PREFIXES = Map.ofEntries(Map.entry("lock", Zydis.ATTRIB_HAS_LOCK),
+            Map.entry("rep", Zydis.ATTRIB_HAS_REP), Map.entry("repe", Zydis.ATTRIB_HAS_REPE),
+            Map.entry("repz", Zydis.ATTRIB_HAS_REPE), Map.entry("repne", Zydis.ATTRIB_HAS_REPNE),
+            Map.entry("repnz", Zydis.ATTRIB_HAS_REPNE), Map.entry("bnd", Zydis.ATTRIB_HAS_BND),
+            Map.entry("xacquire", Zydis.ATTRIB_HAS_XACQUIRE), Map.entry("xrelease", Zydis.ATTRIB_HAS_XRELEASE),
             Map.entry("data16", 0L), Map.entry("data32", 0L), Map.entry("addr32", 0L), Map.entry("rex64", 0L),
             Map.entry("rex", 0L), Map.entry("rex.w", 0L), Map.entry("notrack", 0L), Map.entry("{vex}", 0L),
             Map.entry("{vex3}", 0L), Map.entry("{evex}", 0L), Map.entry("cs", 0L), Map.entry("ds", 0L),
             Map.entry("es", 0L), Map.entry("ss", 0L), Map.entry("fs", SEGMENT_FS), Map.entry("gs", SEGMENT_GS));
 
     private final Assembly.Syntax syntax;
-    private final Map<String, Register> registers = new HashMap<>();
+    private final Zydis zydis = Zydis.get();
 
     AsmParser(Assembly.Syntax syntax) {
         this.syntax = syntax;
-        for (Register r : Register.all()) {
-            if (r.isPresent()) {
-                registers.putIfAbsent(r.name(), r);
-            }
-        }
     }
 
     /** Zydis' bit for a segment override by {@code segment}. */
@@ -343,7 +332,7 @@ final class AsmParser {
         } else if (n.startsWith("st(") && n.endsWith(")")) {
             n = "st" + n.substring(3, n.length() - 1);
         }
-        return registers.get(n);
+        return zydis.registerOrNull(n);
     }
 
     // ---------------------------------------------------------------- Intel

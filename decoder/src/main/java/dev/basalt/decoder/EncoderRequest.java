@@ -24,18 +24,26 @@ public final class EncoderRequest {
     static final int SIZE = 400;
     /** {@code ZYDIS_ENCODER_MAX_OPERANDS}. */
     public static final int MAX_OPERANDS = 5;
-    // Field offsets (checked against the libzydis-dev 4.0 headers; EncoderRequestTest exercises each one).
-    private static final int R_MNEMONIC = 8;
-    private static final int R_OPERAND_COUNT = 40;
-    private static final int R_OPERANDS = 48;
-    private static final int OPERAND_SIZE = 64;
-    private static final int O_TYPE = 0;
-    private static final int O_REG = 4;
-    private static final int O_MEM_BASE = 16;
-    private static final int O_MEM_INDEX = 20;
-    private static final int O_MEM_SCALE = 24;
-    private static final int O_MEM_DISP = 32;
-    private static final int O_IMM = 56;
+    // Field offsets (checked against the libzydis-dev 4.0 headers; EncoderRequestTest exercises the first ones,
+    // AssemblyTest the rest through AsmEncoder, which builds requests from text).
+    static final int R_MNEMONIC = 8;
+    static final int R_PREFIXES = 16;
+    static final int R_BRANCH_TYPE = 24;
+    static final int R_BRANCH_WIDTH = 28;
+    static final int R_ADDRESS_SIZE_HINT = 32;
+    static final int R_OPERAND_SIZE_HINT = 36;
+    static final int R_OPERAND_COUNT = 40;
+    static final int R_OPERANDS = 48;
+    static final int OPERAND_SIZE = 64;
+    static final int O_TYPE = 0;
+    static final int O_REG = 4;
+    static final int O_REG_IS4 = 8;
+    static final int O_MEM_BASE = 16;
+    static final int O_MEM_INDEX = 20;
+    static final int O_MEM_SCALE = 24;
+    static final int O_MEM_DISP = 32;
+    static final int O_MEM_SIZE = 40;
+    static final int O_IMM = 56;
 
     /** The kind of an encoder operand (Zydis' {@code ZydisOperandType}). */
     public enum Kind { UNUSED, REGISTER, MEMORY, POINTER, IMMEDIATE }

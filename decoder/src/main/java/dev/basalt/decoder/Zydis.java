@@ -98,13 +98,13 @@ final class Zydis {
     private static final int OPERAND_ENCODING_MASK = 6;
     private static final int REGISTER_K0 = 248;
 
-    private static final long ATTRIB_HAS_LOCK = 0x8000000L;
-    private static final long ATTRIB_HAS_REP = 0x10000000L;
-    private static final long ATTRIB_HAS_REPE = 0x20000000L;
-    private static final long ATTRIB_HAS_REPNE = 0x40000000L;
-    private static final long ATTRIB_HAS_BND = 0x80000000L;
-    private static final long ATTRIB_HAS_XACQUIRE = 0x100000000L;
-    private static final long ATTRIB_HAS_XRELEASE = 0x200000000L;
+    static final long ATTRIB_HAS_LOCK = 0x8000000L;
+    static final long ATTRIB_HAS_REP = 0x10000000L;
+    static final long ATTRIB_HAS_REPE = 0x20000000L;
+    static final long ATTRIB_HAS_REPNE = 0x40000000L;
+    static final long ATTRIB_HAS_BND = 0x80000000L;
+    static final long ATTRIB_HAS_XACQUIRE = 0x100000000L;
+    static final long ATTRIB_HAS_XRELEASE = 0x200000000L;
 
     /** Either the loaded library or the reason it could not be loaded; computed once, on first use. */
     private static final class Holder {
@@ -119,6 +119,7 @@ final class Zydis {
     private final String[] mnemonics;
     private final Map<String, Integer> mnemonicIds = new java.util.HashMap<>();
     private final Register[] registers;
+    private final Map<String, Register> registersByName = new java.util.HashMap<>();
     private final String[] categories;
     private final String[] isaSets;
     private final String[] isaExts;
@@ -187,6 +188,7 @@ final class Zydis {
             registers[i] = new Register(i, names[i], RegisterClass.ofNative(ZydisNative.ZydisRegisterGetClass(i)),
                     Short.toUnsignedInt(ZydisNative.ZydisRegisterGetWidth(MACHINE_MODE_LONG_64, i)), enclosing,
                     names[enclosing]);
+            registersByName.putIfAbsent(names[i], registers[i]);
         }
         categories = table(CATEGORY_MAX, 0);
         isaSets = table(ISA_SET_MAX, 1);
@@ -303,14 +305,18 @@ final class Zydis {
         return registers[id];
     }
 
+    /** The register Intel syntax calls {@code name} (lower case), or null when there is none. */
+    Register registerOrNull(String name) {
+        return registersByName.get(name);
+    }
+
     /** The register Intel syntax calls {@code name} (lower case). @throws IllegalArgumentException if none */
     Register registerNamed(String name) {
-        for (Register r : registers) {
-            if (r.name().equals(name)) {
-                return r;
-            }
+        Register r = registersByName.get(name);
+        if (r == null) {
+            throw new IllegalArgumentException("no register named " + name);
         }
-        throw new IllegalArgumentException("no register named " + name);
+        return r;
     }
 
     /** All registers, indexed by Zydis id. */

@@ -37,12 +37,14 @@ class AssemblyRoundTripTest {
     @ParameterizedTest
     @EnumSource(Assembly.Syntax.class)
     void llvmMcTextReassemblesToTheSameInstructions(Assembly.Syntax syntax) throws Exception {
-        if (!onPath(LLVM_MC)) {
-            System.err.println("SKIPPED AssemblyRoundTripTest: " + LLVM_MC + " is not installed (apt-get install llvm-14)");
+        if (!TestBlocks.onPath(LLVM_MC)) {
+            System.err.println("SKIPPED AssemblyRoundTripTest: " + LLVM_MC
+                    + " is not installed (apt-get install llvm-14)");
             Assumptions.abort(LLVM_MC + " is not installed");
         }
         Optional<Path> sources = TestBlocks.unlabelledSources();
-        List<String> blocks = sources.isPresent() ? TestBlocks.unlabelledBlocks(sources.get()) : TestBlocks.bhiveSample();
+        List<String> blocks = sources.isPresent() ? TestBlocks.unlabelledBlocks(sources.get())
+                : TestBlocks.bhiveSample();
         List<String> texts = disassemble(blocks, syntax);
         Map<String, Integer> causes = new TreeMap<>();
         Map<String, String> examples = new LinkedHashMap<>();
@@ -93,7 +95,8 @@ class AssemblyRoundTripTest {
                 + " instructions, %d of them to the same bytes; %d failures by cause:%n", syntax, same,
                 blocks.size(), share, sameBytes, blocks.size() - same));
         causes.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).forEach(e -> report
-                .append(String.format("%6d  %s%n        e.g. %s%n", e.getValue(), e.getKey(), examples.get(e.getKey()))));
+                .append(String.format("%6d  %s%n        e.g. %s%n", e.getValue(), e.getKey(),
+                        examples.get(e.getKey()))));
         Path file = Path.of("target", "assembly-round-trip-" + syntax.name().toLowerCase() + ".txt");
         Files.createDirectories(file.getParent());
         Files.writeString(file, report.toString(), StandardCharsets.UTF_8);
@@ -152,14 +155,5 @@ class AssemblyRoundTripTest {
             Files.deleteIfExists(in);
             Files.deleteIfExists(out);
         }
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

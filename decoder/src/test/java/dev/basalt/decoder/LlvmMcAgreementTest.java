@@ -48,7 +48,7 @@ class LlvmMcAgreementTest {
     @Test
     void instructionBoundariesMatchLlvmMc() throws Exception {
         Optional<Path> sources = TestBlocks.unlabelledSources();
-        if (!onPath(LLVM_MC)) {
+        if (!TestBlocks.onPath(LLVM_MC)) {
             System.err.println("SKIPPED LlvmMcAgreementTest: " + LLVM_MC + " is not installed (apt-get install llvm-14)");
             Assumptions.abort(LLVM_MC + " is not installed");
         }
@@ -142,7 +142,7 @@ class LlvmMcAgreementTest {
     /** The oracle itself must be able to say no: wrong boundaries are caught both ways. */
     @Test
     void groupCheckRejectsWrongBoundaries() throws Exception {
-        Assumptions.assumeTrue(onPath(LLVM_MC), LLVM_MC + " is not installed");
+        Assumptions.assumeTrue(TestBlocks.onPath(LLVM_MC), LLVM_MC + " is not installed");
         assertTrue(llvmAgreesOnGroups(List.of(List.of("0f1f440000", "4889de"))), "5-byte nop, mov");
         assertFalse(llvmAgreesOnGroups(List.of(List.of("4889de90"))), "two instructions in one group");
         assertFalse(llvmAgreesOnGroups(List.of(List.of("0f1f4400", "00"))), "a group ending mid-instruction");
@@ -221,14 +221,5 @@ class LlvmMcAgreementTest {
         } finally {
             Files.deleteIfExists(in);
         }
-    }
-
-    private static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -71,4 +71,14 @@ final class TestBlocks {
         }
         return new ArrayList<>(blocks);
     }
+
+    /** Whether {@code tool} is an executable on the PATH (tests that need it skip with a reason when not). */
+    static boolean onPath(String tool) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
 }
