@@ -79,7 +79,7 @@ final class TrainCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--prior", paramLabel = "MODEL", description = "Analytical estimator whose prediction the "
-            + "network learns to correct, or 'none' for the plain network (default: simulator).")
+            + "network learns to correct, or 'none' for the plain network (default: bounds).")
     String prior;
 
     @Option(names = "--hybrid", negatable = true, description = "Also feed the network the prior's per-instruction "
@@ -95,6 +95,20 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--lr", description = "Adam learning rate.")
     Double learningRate;
+
+    @Option(names = "--pretrain", paramLabel = "FILE", description = "Unlabelled blocks (one hex per line, or a CSV "
+            + "whose first column is hex; repeatable) to pre-train on before the measurements: the network first "
+            + "learns to predict --pretrain-target's cycles on them. Blocks of the validation and test splits are "
+            + "left out.")
+    List<Path> pretrain;
+
+    @Option(names = "--pretrain-target", paramLabel = "MODEL", defaultValue = "simulator", description = "The "
+            + "analytical estimator whose predictions label the --pretrain blocks (default: ${DEFAULT-VALUE}).")
+    String pretrainTarget;
+
+    @Option(names = "--pretrain-epochs", description = "Maximum pre-training epochs (default: ${DEFAULT-VALUE}).",
+            defaultValue = "10")
+    int pretrainEpochs;
 
     /** How the data is split (recorded in the provenance). */
     private static final String SPLIT = "SHA-256 of hex, 80/10/10";
@@ -113,6 +127,24 @@ final class TrainCommand implements Callable<Integer> {
         BadInputException.atLeast("--embedding", embedding, 1);
         BadInputException.atLeast("--iterations", steps, 1);
         BadInputException.positive("--lr", learningRate);
+        BadInputException.atLeast("--pretrain-epochs", pretrainEpochs, 1);
+        List<Path> pretrainFiles = new ArrayList<>();
+        for (Path p : pretrain == null ? List.<Path>of() : pretrain) {
+            if (Files.isDirectory(p)) { // a folder: its CSV files, in name order (BHive's sources/ folder, say)
+                try (java.util.stream.Stream<Path> files = Files.list(p)) {
+                    List<Path> csv = files.filter(f -> f.getFileName().toString().endsWith(".csv")).sorted().toList();
+                    if (csv.isEmpty()) {
+                        throw new BadInputException("--pretrain " + p + ": a folder without .csv files");
+                    }
+                    pretrainFiles.addAll(csv);
+                }
+            } else {
+                pretrainFiles.add(p);
+            }
+        }
+        for (Path p : pretrainFiles) {
+            ParamsCommand.Import.checkReadable("--pretrain", p);
+        }
         List<Microarchitecture> cpus = mcpus == null ? Microarchitecture.measured()
                 : mcpus.stream().map(name -> BadInputException.check("--mcpu", () -> Microarchitecture.parse(name)))
                         .distinct().toList();
@@ -169,6 +201,8 @@ final class TrainCommand implements Callable<Integer> {
                     + (files == null || files.isEmpty() ? "the bundled sample" : "--data " + String.join(",",
                     files.values().stream().map(Path::toString).toList())));
         }
+        // Pre-training data (read and labelled) before the model is made, so that a bad file costs no model.
+        Pretraining pre = pretrain == null ? null : pretrainingData(cpus, pretrainFiles, validation, test, o);
         List<BasicBlock> trainBlocks = train.stream().map(LabelledBlock::block).toList();
         long t0 = System.nanoTime();
         int trainSize = train.size();
@@ -176,6 +210,7 @@ final class TrainCommand implements Callable<Integer> {
         try (LearnedEstimator<LabelledBlock> model = provider.create(options, trainBlocks, cpus)) {
             o.printf("training %s on %d blocks (validation %d, test %d)%n", model.description(), train.size(),
                     validation.size(), test.size());
+            List<MultiTaskTrainer.Epoch> pretrained = pre == null ? List.of() : pretrain(model, pre, cpus, o);
             // One progress bar (with ETA) per epoch; the epoch summary line follows it. Each epoch that improves
             // the validation MAPE is written to --out at once (atomically), so an interrupted run leaves its best
             // model so far; the finished run overwrites it with the full provenance.
@@ -209,9 +244,7 @@ final class TrainCommand implements Callable<Integer> {
                 }
             }, done -> {
                 if (bar[0] == null) {
-                    bar[0] = new ProgressBarBuilder().setTaskName("epoch " + epoch[0]).setInitialMax(trainSize)
-                            .setUnit(" blocks", 1).setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(1000)
-                            .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+                    bar[0] = epochBar("epoch " + epoch[0], trainSize);
                 }
                 bar[0].stepTo(done);
             });
@@ -244,6 +277,8 @@ final class TrainCommand implements Callable<Integer> {
                     .with("trainBlocks", train.size())
                     .with("trainingMinutes", minutes)
                     .with("epochs", epochs.size())
+                    .with("pretraining", pre == null ? "none" : pre.size() + " blocks labelled by "
+                            + pretrainTarget + ", " + pretrained.size() + " epochs")
                     .with("skippedBatches", epochs.stream().mapToInt(e -> e.skipped()).sum())
                     .with("recomputedSteps", epochs.stream().mapToInt(e -> e.retried()).sum())
                     .with("testReport", Evaluation.csv(report));
@@ -251,6 +286,114 @@ final class TrainCommand implements Callable<Integer> {
             o.printf(Locale.ROOT, "model written to %s (%.1f minutes)%n", out, minutes);
         }
         return 0;
+    }
+
+    /** Pre-training's own split: 95% to fit, the rest to stop early on. */
+    private static final SplitScheme PRETRAIN_SPLIT = new SplitScheme(0.95, 0.05 / 2);
+
+    /** Pre-training blocks labelled by {@code --pretrain-target}: to fit, and to stop early on. */
+    private record Pretraining(List<LabelledBlock> fit, List<LabelledBlock> stop) {
+        int size() {
+            return fit.size() + stop.size();
+        }
+    }
+
+    /**
+     * The {@code --pretrain} blocks labelled by {@code --pretrain-target} on every CPU of the model: 95% to fit, 5%
+     * (by hash) to stop early on. Blocks of the measured validation and test splits are left out, so neither early
+     * stopping nor the test report sees a block the network was pre-trained on.
+     */
+    private Pretraining pretrainingData(List<Microarchitecture> cpus, List<Path> files,
+                                        List<LabelledBlock> validation, List<LabelledBlock> test, PrintWriter o)
+            throws java.io.IOException {
+        dev.basalt.core.ThroughputEstimator target = BadInputException.check("--pretrain-target",
+                () -> dev.basalt.training.Priors.load(pretrainTarget, cpus));
+        java.util.Set<String> heldOut = new java.util.HashSet<>();
+        validation.forEach(b -> heldOut.add(b.hex()));
+        test.forEach(b -> heldOut.add(b.hex()));
+        Map<String, BasicBlock> pool = new LinkedHashMap<>();
+        int rows = 0;
+        List<dev.basalt.datasets.RowIssue> issues = new ArrayList<>();
+        for (Path p : files) {
+            dev.basalt.datasets.BlockFiles.Loaded l = dev.basalt.datasets.BlockFiles.readUnlabelled(p);
+            rows += l.blocks().size();
+            issues.addAll(l.summary().issues());
+            l.blocks().stream().filter(b -> !heldOut.contains(b.hex()))
+                    .forEach(b -> pool.putIfAbsent(b.hex(), b.block()));
+        }
+        // One line for all files: BHive's sources/ folder is 112 of them, each with its empty last row.
+        o.println("pre-training: read " + new dev.basalt.datasets.LoadSummary(files.size() == 1
+                ? files.get(0).toString() : files.size() + " files", rows + issues.size(), rows, issues));
+        issues.stream().limit(3).forEach(i -> o.println("  skipped " + i.file() + " line " + i.line() + ": "
+                + i.detail()));
+        if (pool.size() < 20) {
+            throw new BadInputException("--pretrain: " + pool.size() + " usable blocks (outside the validation and "
+                    + "test splits) in " + (files.size() == 1 ? files.get(0) : files.size() + " files") + "; pre-training "
+                    + "needs at least 20");
+        }
+        List<BasicBlock> blocks = new ArrayList<>(pool.values());
+        double[][] cycles = new double[blocks.size()][cpus.size()];
+        for (int c = 0; c < cpus.size(); c++) {
+            List<dev.basalt.core.Prediction> p = target.predictFeatures(blocks, cpus.get(c));
+            for (int i = 0; i < blocks.size(); i++) {
+                cycles[i][c] = p.get(i).cyclesPerIteration();
+            }
+        }
+        List<LabelledBlock> fit = new ArrayList<>();
+        List<LabelledBlock> stop = new ArrayList<>();
+        for (int i = 0; i < blocks.size(); i++) {
+            Map<Microarchitecture, Double> labels = new java.util.TreeMap<>();
+            for (int c = 0; c < cpus.size(); c++) {
+                if (cycles[i][c] > 0 && Double.isFinite(cycles[i][c])) {
+                    labels.put(cpus.get(c), cycles[i][c]);
+                }
+            }
+            if (labels.isEmpty()) {
+                continue;
+            }
+            LabelledBlock b = new LabelledBlock(blocks.get(i), labels);
+            // 1 in 20 by the hex's hash, as the measured splits are made: the same blocks whatever the file order.
+            (PRETRAIN_SPLIT.of(b.hex()) == Split.TRAIN ? fit : stop).add(b);
+        }
+        o.printf(Locale.ROOT, "pre-training on %d distinct blocks (of %d rows in %d files; validation and test blocks "
+                + "left out) labelled by %s: %d to fit, %d to stop early on; at most %d epochs%n", fit.size()
+                + stop.size(), rows, files.size(), pretrainTarget, fit.size(), stop.size(), pretrainEpochs);
+        o.flush();
+        return new Pretraining(fit, stop);
+    }
+
+    /** Pre-trains {@code model} on {@code data}, from its initial weights, for at most {@code --pretrain-epochs}. */
+    private List<MultiTaskTrainer.Epoch> pretrain(LearnedEstimator<LabelledBlock> model, Pretraining data,
+                                                  List<Microarchitecture> cpus, PrintWriter o) {
+        List<LabelledBlock> fit = data.fit();
+        ProgressBar[] bar = new ProgressBar[1];
+        int[] epoch = {1};
+        List<MultiTaskTrainer.Epoch> epochs = model.pretrain(fit, data.stop(), pretrainEpochs, e -> {
+            if (bar[0] != null) {
+                bar[0].close();
+                bar[0] = null;
+            }
+            o.printf(Locale.ROOT, "pre-training epoch %d: loss %.4f, MAPE against %s %s, %.0f s%n", e.epoch(),
+                    e.trainLoss(), pretrainTarget, mapes(cpus, e.validationMape()), e.seconds());
+            o.flush();
+            epoch[0] = e.epoch() + 1;
+        }, done -> {
+            if (bar[0] == null) {
+                bar[0] = epochBar("pre-training " + epoch[0], fit.size());
+            }
+            bar[0].stepTo(done);
+        });
+        if (bar[0] != null) {
+            bar[0].close();
+        }
+        return epochs;
+    }
+
+    /** A progress bar (with ETA) over one epoch's {@code blocks} training blocks, on stderr. */
+    private static ProgressBar epochBar(String task, int blocks) {
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(blocks).setUnit(" blocks", 1)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(1000)
+                .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
     }
 
     /** The command-line spelling of a model option. */

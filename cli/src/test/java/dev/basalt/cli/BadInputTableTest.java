@@ -204,6 +204,16 @@ class BadInputTableTest {
         bad("train", "unknown CPU in a list", "--mcpu", "granite", "--mcpu", "haswell,nosuch", "--out",
                 "$DIR/m.granite");
         bad("train", "unknown model", "nosuch", "nosuch", "--out", "$DIR/m.granite");
+        bad("train", "missing file", "--pretrain", "granite", "--pretrain", "$DIR/missing.csv", "--out",
+                "$DIR/m.granite");
+        bad("train", "binary file", "--pretrain", "granite", "--pretrain", "$DIR/random.bin", "--out",
+                "$DIR/m.granite");
+        bad("train", "no usable blocks", "--pretrain", "granite", "--pretrain", "$DIR/bad.hex", "--out",
+                "$DIR/m.granite");
+        bad("train", "zero size", "--pretrain-epochs", "granite", "--pretrain", "$DIR/bad.hex",
+                "--pretrain-epochs", "0", "--out", "$DIR/m.granite");
+        bad("train", "unknown model", "--pretrain-target", "granite", "--pretrain", "$DIR/bad.hex",
+                "--pretrain-target", "nosuch", "--out", "$DIR/m.granite");
         // tune (every case fails before sampling starts)
         bad("tune", "malformed rows", "$DIR/bad.hex", "--data", "$DIR/bad.hex", "--out", "$DIR/t.json");
         bad("tune", "empty file", "$DIR/empty.txt", "--data", "$DIR/empty.txt", "--out", "$DIR/t.json");

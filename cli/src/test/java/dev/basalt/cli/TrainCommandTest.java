@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TrainCommandTest {
 
     @Test
-    void trainsGraniteWithThePriorAndWritesALoadableModel(@TempDir Path dir) throws Exception {
+    void trainsGraniteWithTheBoundsPriorAndWritesALoadableModel(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("g.granite");
         CliRun r = CliRun.of("train", "granite", "--max-train", "300", "--epochs", "1", "--hidden", "8",
                 "--iterations", "1", "--mcpu", "haswell", "--out", out.toString());
@@ -35,7 +35,7 @@ class TrainCommandTest {
             assertEquals(java.util.List.of(Microarchitecture.HASWELL), m.cpus());
             assertTrue(m.calibration().isPresent());
             assertEquals(6, m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).intervals().size());
-            assertEquals("simulator", m.config().prior());
+            assertEquals("bounds", m.config().prior(), "the default prior");
             assertTrue(m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).cyclesPerIteration() > 0);
             // The provenance says how the model was made, and pins the prior as well as the prior allows.
             Provenance p = m.provenance().orElseThrow();
@@ -48,11 +48,50 @@ class TrainCommandTest {
             assertEquals(300, p.detail("trainBlocks").orElseThrow());
             assertEquals(1, p.detail("epochs").orElseThrow());
             assertTrue(p.detail("testReport").orElseThrow().toString().startsWith("estimator,uarch"), p.toString());
-            // The prior is pinned by the fingerprint of the simulator's tables for the model's CPUs.
-            String simulator = Estimators.load("simulator").fingerprint(m.cpus()).orElseThrow();
-            assertEquals(new Provenance.Prior("simulator", simulator), p.prior());
+            // The prior is pinned by the fingerprint of the bounds' tables and options for the model's CPUs.
+            String bounds = Estimators.load("bounds").fingerprint(m.cpus()).orElseThrow();
+            assertEquals(new Provenance.Prior("bounds", bounds), p.prior());
             assertEquals(List.of(), m.warnings());
         }
+    }
+
+    @Test
+    void pretrainsOnUnlabelledBlocksLeavingOutValidationAndTestBlocks(@TempDir Path dir) throws Exception {
+        // 300 training-split blocks, 50 test-split blocks (to be left out), one bad row.
+        Dataset data = Dataset.bundled();
+        dev.basalt.datasets.SplitScheme scheme = dev.basalt.datasets.SplitScheme.defaults();
+        List<String> train = data.blocks(scheme, dev.basalt.datasets.Split.TRAIN).stream().limit(300)
+                .map(b -> b.hex()).toList();
+        List<String> test = data.blocks(scheme, dev.basalt.datasets.Split.TEST).stream().limit(50)
+                .map(b -> b.hex()).toList();
+        List<String> lines = new java.util.ArrayList<>(train);
+        lines.addAll(test);
+        lines.add("zz");
+        Path blocks = dir.resolve("unlabelled.csv");
+        java.nio.file.Files.write(blocks, lines);
+        Path out = dir.resolve("p.granite");
+        CliRun r = CliRun.of("train", "granite", "--max-train", "300", "--epochs", "1", "--hidden", "8",
+                "--iterations", "1", "--mcpu", "haswell", "--pretrain", blocks.toString(), "--pretrain-epochs", "2",
+                "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains(blocks + ": 351 rows read, 350 kept, 1 skipped"), r.out());
+        assertTrue(r.out().contains("pre-training on ") && r.out().contains(" distinct blocks (of 350 rows in 1 files; "
+                + "validation and test blocks left out) labelled by simulator: "), r.out());
+        assertTrue(r.out().contains("pre-training epoch 2: loss"), r.out());
+        try (GraniteModel m = GraniteModel.load(out)) {
+            Object said = m.provenance().orElseThrow().detail("pretraining").orElseThrow();
+            // The 300 training blocks are kept (distinct ones), the 50 test blocks are not.
+            long distinct = train.stream().distinct().count();
+            assertEquals(distinct + " blocks labelled by simulator, 2 epochs", said);
+        }
+        // A file with nothing usable is bad input, named.
+        Path only = dir.resolve("test-only.csv");
+        java.nio.file.Files.write(only, test);
+        CliRun bad = CliRun.of("train", "granite", "--max-train", "300", "--epochs", "1", "--hidden", "8",
+                "--iterations", "1", "--mcpu", "haswell", "--pretrain", only.toString(), "--out",
+                dir.resolve("q.granite").toString());
+        assertEquals(2, bad.exit(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("--pretrain: 0 usable blocks"), bad.err());
     }
 
     @Test

@@ -70,11 +70,14 @@ public record GraniteConfig(int hidden, int steps, int mlpHidden, double learnin
 
     /**
      * The shipped model's settings: DESIGN.md §5 scaled to a 2-core CPU — 64 wide and 3 steps (128 × 4 took
-     * about 2.5 minutes an epoch here against 0.5) — with the simulator prior, which makes up for the width, and
-     * its per-instruction statistics as hybrid inputs (0.13–0.28 points of test MAPE better than without).
+     * about 2.5 minutes an epoch here against 0.5) — with the analytical bounds as the prior, which make up for the
+     * width, and their per-instruction statistics as hybrid inputs (0.13–0.28 points of test MAPE better than
+     * without). The bounds are as accurate a prior as the cycle simulator at a tenth of its cost, paid on every CPU
+     * of the model by every prediction; what the simulator knows beyond them the network learns by pre-training
+     * on its predictions ({@code basalt train --pretrain}).
      */
     public static GraniteConfig defaults() {
-        return new GraniteConfig(64, 3, 2, 1e-3, 40, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "simulator", 0.5, 2,
+        return new GraniteConfig(64, 3, 2, 1e-3, 40, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "bounds", 0.5, 2,
                 true);
     }
 }

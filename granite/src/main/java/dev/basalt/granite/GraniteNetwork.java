@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
 import dev.basalt.training.Parameters;
 import dev.basalt.training.Rows;
@@ -99,20 +100,32 @@ final class GraniteNetwork {
     }
 
     private NDArray mlp(String name, NDArray x) {
-        for (int layer = 0; layer <= config.mlpHidden(); layer++) {
-            x = x.matMul(p(name + ".w" + layer)).add(p(name + ".b" + layer));
-            if (layer < config.mlpHidden()) {
-                x = Parameters.leaky(x);
-            }
+        return mlpAfterFirst(name, x.matMul(p(name + ".w0")));
+    }
+
+    /** The rest of MLP {@code name} once its first layer's product {@code first} (no bias yet) is known. */
+    private NDArray mlpAfterFirst(String name, NDArray first) {
+        NDArray x = first.add(p(name + ".b0"));
+        for (int layer = 1; layer <= config.mlpHidden(); layer++) {
+            x = Parameters.leaky(x).matMul(p(name + ".w" + layer)).add(p(name + ".b" + layer));
         }
         return x;
     }
 
+    /**
+     * Rows {@code part}·h to (part+1)·h of MLP {@code name}'s first weight (the block one input part meets), a
+     * view owned by {@code m} (left to the parameter's manager it would live as long as the model).
+     */
+    private NDArray firstRows(NDManager m, String name, int part) {
+        int h = config.hidden();
+        NDArray rows = p(name + ".w0").get(new NDIndex("{}:{}", part * h, (part + 1) * h));
+        rows.attach(m);
+        return rows;
+    }
+
     private NDArray layerNorm(String name, NDArray x) {
-        NDArray mean = x.mean(new int[] {1}, true);
-        NDArray centred = x.sub(mean);
-        NDArray var = centred.square().mean(new int[] {1}, true);
-        return centred.div(var.add(1e-5f).sqrt()).mul(p(name + ".gamma")).add(p(name + ".beta"));
+        return x.getNDArrayInternal().layerNorm(x, new Shape(config.hidden()), p(name + ".gamma"), p(name + ".beta"),
+                1e-5f).singletonOrThrow();
     }
 
     /**
@@ -135,15 +148,29 @@ final class GraniteNetwork {
             prior = Rows.constant(batch, b.prior, new Shape(b.graphs, heads));
             g = g.add(prior.add(1f).log().matMul(p("prior.w")));
         }
+        // Each step gathers and sums by the same indices: their engine arrays are made once.
+        NDArray senders = Rows.index(batch, b.senders, nodes);
+        NDArray receivers = Rows.index(batch, b.receivers, nodes);
+        NDArray edgeGraph = Rows.index(batch, b.edgeGraph, b.graphs);
+        NDArray nodeGraph = Rows.index(batch, b.nodeGraph, b.graphs);
+        NDArray byReceiver = Rows.segments(batch, b.receivers, nodes);
+        NDArray byEdgeGraph = Rows.segments(batch, b.edgeGraph, b.graphs);
+        NDArray byNodeGraph = Rows.segments(batch, b.nodeGraph, b.graphs);
         for (int step = 0; step < config.steps(); step++) {
-            NDArray edgeIn = NDArrays.concat(new NDList(e, Rows.gather(batch, x, b.senders),
-                    Rows.gather(batch, x, b.receivers), Rows.gather(batch, g, b.edgeGraph)), 1);
-            e = layerNorm("edge.ln", e.add(mlp("edge", edgeIn)));
-            NDArray nodeIn = NDArrays.concat(new NDList(Rows.segmentSum(batch, e, b.receivers, nodes), x,
-                    Rows.gather(batch, g, b.nodeGraph)), 1);
-            x = layerNorm("node.ln", x.add(mlp("node", nodeIn)));
-            NDArray globalIn = NDArrays.concat(new NDList(Rows.segmentSum(batch, e, b.edgeGraph, b.graphs),
-                    Rows.segmentSum(batch, x, b.nodeGraph, b.graphs), g), 1);
+            // The first layer of an update is linear in each part of its input, so each part meets its block of
+            // the weight before the gather: [edge, sender, receiver, global]·W as e·W0 + gather(x·W1) + … costs
+            // nodes × h² where the concatenation cost edges × 4h².
+            NDArray edgeFirst = e.matMul(firstRows(batch, "edge", 0))
+                    .add(Rows.gather(batch, x.matMul(firstRows(batch, "edge", 1)), senders))
+                    .add(Rows.gather(batch, x.matMul(firstRows(batch, "edge", 2)), receivers))
+                    .add(Rows.gather(batch, g.matMul(firstRows(batch, "edge", 3)), edgeGraph));
+            e = layerNorm("edge.ln", e.add(mlpAfterFirst("edge", edgeFirst)));
+            NDArray nodeFirst = Rows.segmentSum(batch, e, byReceiver, nodes).matMul(firstRows(batch, "node", 0))
+                    .add(x.matMul(firstRows(batch, "node", 1)))
+                    .add(Rows.gather(batch, g.matMul(firstRows(batch, "node", 2)), nodeGraph));
+            x = layerNorm("node.ln", x.add(mlpAfterFirst("node", nodeFirst)));
+            NDArray globalIn = NDArrays.concat(new NDList(Rows.segmentSum(batch, e, byEdgeGraph, b.graphs),
+                    Rows.segmentSum(batch, x, byNodeGraph, b.graphs), g), 1);
             g = layerNorm("global.ln", g.add(mlp("global", globalIn)));
         }
         NDArray instructions = Rows.gather(batch, x, b.instructionNodes);

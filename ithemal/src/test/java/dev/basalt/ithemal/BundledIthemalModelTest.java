@@ -17,19 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The shipped Ithemal model runs in its own module on its real prior, the {@code simulator} estimator (a runtime
- * dependency): on the Skylake test split of the bundled sample every baseline is the simulator's prediction,
+ * The shipped Ithemal model runs in its own module on its real prior, the {@code bounds} estimator (a runtime
+ * dependency): on the Skylake test split of the bundled sample every baseline is the bounds' prediction,
  * there is no per-instruction attribution, and the corrected predictions beat the prior (8.94% MAPE shipped).
  */
 class BundledIthemalModelTest {
 
     @Test
-    void correctsItsSimulatorPriorOnTheSkylakeTestSplit() throws IOException {
+    void correctsItsBoundsPriorOnTheSkylakeTestSplit() throws IOException {
         Microarchitecture skl = Microarchitecture.SKYLAKE;
         List<LabelledBlock> test = Dataset.bundled().blocks(SplitScheme.defaults(), Split.TEST).stream()
                 .filter(b -> b.hasLabel(skl)).toList();
         double[] measured = test.stream().mapToDouble(b -> b.throughput(skl).orElseThrow()).toArray();
-        double[] prior = Estimators.load("simulator").predictAll(test.stream().map(LabelledBlock::block).toList(), skl)
+        double[] prior = Estimators.load("bounds").predictAll(test.stream().map(LabelledBlock::block).toList(), skl)
                 .stream().mapToDouble(Prediction::cyclesPerIteration).toArray();
         try (IthemalModel ithemal = IthemalModel.bundled()) {
             assertEquals(List.of(), ithemal.warnings(), "trained on today's tables, pinned by their fingerprint");

@@ -9,14 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * {@code bounds}: the analytical estimator (DESIGN.md §13) — a block's throughput as the largest of the second
  * machine's closed-form bounds ({@link Bounds}), on the simulator's standard (tuned) tables. Its per-instruction
  * contributions are the instructions' parts of the winning bound. Thread-safe.
  */
-public final class BoundsEstimator implements LoopAware {
+public final class BoundsEstimator implements LoopAware, dev.basalt.core.InstructionStatistics {
 
     /** The name it is registered under. */
     public static final String NAME = "bounds";
@@ -75,7 +74,7 @@ public final class BoundsEstimator implements LoopAware {
 
     @Override
     public Set<Microarchitecture> supported() {
-        return new TreeSet<>(simulators.keySet());
+        return java.util.Collections.unmodifiableSet(simulators.keySet()); // asked per block: a view, not a copy
     }
 
     /** The whole breakdown: every bound, the winner and the instructions behind it. */
@@ -112,6 +111,18 @@ public final class BoundsEstimator implements LoopAware {
         }
         return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details)
                 .withNotes(facts.notes());
+    }
+
+    /** As the simulator's statistics (each bound's share, the critical cycle, the limiting bound), from these bounds. */
+    @Override
+    public List<String> statisticNames() {
+        return SimulatorEstimator.statisticNamesOfBounds();
+    }
+
+    @Override
+    public float[][] statistics(BasicBlock block, Microarchitecture uarch) {
+        checkSupported(uarch);
+        return SimulatorEstimator.statistics(simulators.get(uarch).bounds(block, options), block.size());
     }
 
     /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */

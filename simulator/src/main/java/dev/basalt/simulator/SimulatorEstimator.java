@@ -82,7 +82,7 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
 
     @Override
     public Set<Microarchitecture> supported() {
-        return simulators.isEmpty() ? Set.of() : new java.util.TreeSet<>(simulators.keySet());
+        return java.util.Collections.unmodifiableSet(simulators.keySet()); // asked per block: a view, not a copy
     }
 
     /**
@@ -188,11 +188,15 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     @Override
     public float[][] statistics(BasicBlock block, Microarchitecture uarch) {
         checkSupported(uarch);
-        Bounds b = simulators.get(uarch).bounds(block, options);
+        return statistics(simulators.get(uarch).bounds(block, options), block.size());
+    }
+
+    /** {@link #statistics} of a block of {@code size} instructions from its bounds {@code b}. */
+    static float[][] statistics(Bounds b, int size) {
         Bounds.Kind[] kinds = Bounds.Kind.values();
         double total = b.cyclesPerIteration();
-        float[][] out = new float[block.size()][STATISTICS.size()];
-        for (int i = 0; i < block.size(); i++) {
+        float[][] out = new float[size][STATISTICS.size()];
+        for (int i = 0; i < size; i++) {
             for (int k = 0; k < kinds.length; k++) {
                 out[i][k] = total > 0 ? (float) (b.share(kinds[k], i) / total) : 0f;
                 out[i][kinds.length + 1 + k] = b.winner() == kinds[k] ? 1f : 0f;
@@ -202,6 +206,11 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
             out[i][kinds.length] = 1f;
         }
         return out;
+    }
+
+    /** The names of {@link #statistics(Bounds, int)}'s columns. */
+    static java.util.List<String> statisticNamesOfBounds() {
+        return STATISTICS;
     }
 
     /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */

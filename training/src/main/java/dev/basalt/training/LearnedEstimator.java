@@ -26,6 +26,13 @@ public interface LearnedEstimator<L> extends ThroughputEstimator, AutoCloseable 
                                        IntConsumer onBatch);
 
     /**
+     * Trains for at most {@code epochs} epochs from the current weights, stopping early on {@code validation}:
+     * pre-training on blocks an analytical estimator labelled, before {@link #train} on measurements.
+     */
+    List<MultiTaskTrainer.Epoch> pretrain(List<L> train, List<L> validation, int epochs,
+                                          Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch);
+
+    /**
      * A provenance for this model made now by {@code command}: its kind ({@code granite-model}), seed and the prior
      * it rests on, by name and fingerprint. The trainer adds the data and what training reported.
      */

@@ -68,6 +68,10 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         this.priorName = priorName;
         this.prior = prior;
         this.warnings = provenance == null || prior == null ? List.of() : Priors.check(provenance, priorName, prior, cpus);
+        // One PyTorch thread per operator: predictAll uses the cores with forward passes side by side instead. On
+        // two cores, two threads per operator mostly wait for each other: a GRANITE 64-block batch ran at 4,000
+        // blocks/s with them against 6,000 without, and a single block took 4.4 ms against 1.0 (p50).
+        Djl.intraOpThreads(1);
     }
 
     /**
@@ -190,6 +194,28 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
     @Override
     public List<MultiTaskTrainer.Epoch> train(List<LabelledBlock> train, List<LabelledBlock> validation,
                                               Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
+        return fit(train, validation, settings(), onEpoch, onBatch);
+    }
+
+    /**
+     * Trains for at most {@code epochs} epochs with the configuration's other settings, from the weights the model
+     * has: pre-training on blocks labelled by an analytical estimator, before {@link #train} on measurements.
+     */
+    @Override
+    public List<MultiTaskTrainer.Epoch> pretrain(List<LabelledBlock> train, List<LabelledBlock> validation, int epochs,
+                                                 Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
+        if (epochs < 1) {
+            throw new IllegalArgumentException("pre-training epochs must be >= 1, got " + epochs);
+        }
+        MultiTaskTrainer.Settings s = settings();
+        return fit(train, validation, new MultiTaskTrainer.Settings(s.learningRate(), s.clipNorm(), epochs,
+                s.patience(), s.batchInstructions(), s.seed(), s.decayFactor(), s.decayPatience(), s.bucketBySize()),
+                onEpoch, onBatch);
+    }
+
+    private List<MultiTaskTrainer.Epoch> fit(List<LabelledBlock> train, List<LabelledBlock> validation,
+                                             MultiTaskTrainer.Settings settings,
+                                             Consumer<MultiTaskTrainer.Epoch> onEpoch, IntConsumer onBatch) {
         List<LabelledBlock> all = new ArrayList<>(train);
         all.addAll(validation);
         List<BasicBlock> blocks = all.stream().map(LabelledBlock::block).toList();
@@ -204,7 +230,7 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 examples -> batch(examples.stream().map(prepared::get).toList(),
                         priors == null ? null : Priors.rows(priors, examples), pick(statistics, examples)),
                 (batch, m) -> forward(batch, m).get(0));
-        MultiTaskTrainer<B> trainer = new MultiTaskTrainer<>(Djl.engine(), settings());
+        MultiTaskTrainer<B> trainer = new MultiTaskTrainer<>(Djl.engine(), settings);
         synchronized (this) {
             List<MultiTaskTrainer.Epoch> epochs = trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch,
                     onBatch);
@@ -266,43 +292,88 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         return predictAll(List.of(block), uarch).get(0);
     }
 
+    /**
+     * Predicts in forward passes over {@link #predictionBatches}, split so that every core has one when there are
+     * enough blocks ({@link #parallelBatches}): PyTorch's own threads share one operator's work, which for these
+     * small operators mostly means waiting (a 64-block GRANITE batch on two cores: 2 threads per operator ran
+     * slower than two one-thread passes side by side).
+     */
     @Override
     public synchronized List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
         for (BasicBlock b : blocks) { // predictEach then predicts the others one by one
             checkSupported(b, uarch);
         }
         int head = cpus().indexOf(uarch);
-        int heads = cpus().size();
         float[][] p = priorTable(blocks);
         float[][][] statistics = statisticsTable(blocks);
         Calibration calibration = calibration().orElse(null);
         Prediction[] out = new Prediction[blocks.size()];
-        for (List<Integer> chunk : predictionBatches(blocks)) {
-            B batch = batch(chunk.stream().map(i -> prepare(blocks.get(i))).toList(),
-                    p == null ? null : Priors.rows(p, chunk), pick(statistics, chunk));
-            unknownTokens.addAndGet(batch.unknownTokens());
-            try (NDManager m = manager().newSubManager()) {
-                NDList y = forward(batch, m);
-                float[] totals = y.get(0).toFloatArray();
-                float[] contributions = y.size() > 1 ? y.get(1).toFloatArray() : null;
-                int instruction = 0;
-                for (int k = 0; k < chunk.size(); k++) {
-                    int g = chunk.get(k);
-                    List<Double> parts = new ArrayList<>();
-                    for (int i = 0; contributions != null && i < blocks.get(g).size(); i++) {
-                        parts.add((double) contributions[(instruction++) * heads + head]);
-                    }
-                    // An untrained network can predict below zero (a sum of contributions, say); clamp.
-                    double cycles = Math.max(0, totals[k * heads + head]);
-                    double priorCycles = p == null ? 0 : p[g][head];
-                    Prediction made = new Prediction(cycles, parts, priorCycles)
-                            .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)));
-                    out[g] = calibration == null ? made
-                            : made.withIntervals(calibration.intervals(head, cycles, priorCycles));
-                }
-            }
+        List<List<Integer>> batches = parallelBatches(predictionBatches(blocks), blocks.size(),
+                Runtime.getRuntime().availableProcessors());
+        java.util.function.Consumer<List<Integer>> run = chunk -> predictBatch(blocks, chunk, head, p, statistics,
+                calibration, out);
+        if (batches.size() > 1) {
+            batches.parallelStream().forEach(run);
+        } else {
+            batches.forEach(run);
         }
         return List.of(out);
+    }
+
+    /** Fewest blocks worth a forward pass of their own on another core. */
+    static final int MIN_PARALLEL_BLOCKS = 16;
+
+    /**
+     * {@code batches} cut so that there are at least {@code cores} of them when {@code total} blocks allow
+     * {@link #MIN_PARALLEL_BLOCKS} each: the largest batch is halved until then. Order within a batch is kept.
+     */
+    static List<List<Integer>> parallelBatches(List<List<Integer>> batches, int total, int cores) {
+        int wanted = Math.min(cores, total / MIN_PARALLEL_BLOCKS);
+        List<List<Integer>> out = new ArrayList<>(batches);
+        while (out.size() < wanted) {
+            int largest = 0;
+            for (int i = 1; i < out.size(); i++) {
+                if (out.get(i).size() > out.get(largest).size()) {
+                    largest = i;
+                }
+            }
+            List<Integer> b = out.get(largest);
+            if (b.size() < 2 * MIN_PARALLEL_BLOCKS) {
+                break;
+            }
+            out.set(largest, b.subList(0, b.size() / 2));
+            out.add(largest + 1, b.subList(b.size() / 2, b.size()));
+        }
+        return out;
+    }
+
+    /** One forward pass over the blocks {@code chunk} of {@code blocks}, writing their predictions into {@code out}. */
+    private void predictBatch(List<BasicBlock> blocks, List<Integer> chunk, int head, float[][] p,
+                              float[][][] statistics, Calibration calibration, Prediction[] out) {
+        int heads = cpus().size();
+        B batch = batch(chunk.stream().map(i -> prepare(blocks.get(i))).toList(),
+                p == null ? null : Priors.rows(p, chunk), pick(statistics, chunk));
+        unknownTokens.addAndGet(batch.unknownTokens());
+        try (NDManager m = manager().newSubManager()) {
+            NDList y = forward(batch, m);
+            float[] totals = y.get(0).toFloatArray();
+            float[] contributions = y.size() > 1 ? y.get(1).toFloatArray() : null;
+            int instruction = 0;
+            for (int k = 0; k < chunk.size(); k++) {
+                int g = chunk.get(k);
+                List<Double> parts = new ArrayList<>();
+                for (int i = 0; contributions != null && i < blocks.get(g).size(); i++) {
+                    parts.add((double) contributions[(instruction++) * heads + head]);
+                }
+                // An untrained network can predict below zero (a sum of contributions, say); clamp.
+                double cycles = Math.max(0, totals[k * heads + head]);
+                double priorCycles = p == null ? 0 : p[g][head];
+                Prediction made = new Prediction(cycles, parts, priorCycles)
+                        .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)));
+                out[g] = calibration == null ? made
+                        : made.withIntervals(calibration.intervals(head, cycles, priorCycles));
+            }
+        }
     }
 
     /** The prior's cycles per iteration per block and head, or null without a prior. */

@@ -80,6 +80,6 @@ public final class Parameters {
 
     /** Leaky ReLU with slope 0.1, the activation of every Basalt network. */
     public static NDArray leaky(NDArray x) {
-        return x.maximum(x.mul(0.1f));
+        return x.getNDArrayInternal().leakyRelu(0.1f); // one native call where max(x, 0.1x) took two
     }
 }

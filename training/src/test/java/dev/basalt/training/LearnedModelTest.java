@@ -195,4 +195,36 @@ class LearnedModelTest {
         assertEquals(List.of(List.of(1, 3), List.of(2), List.of(0)), DjlModel.bySize(new int[] {5, 1, 3, 1}, 4));
         assertEquals(List.of(), DjlModel.bySize(new int[0], 4));
     }
+
+    @Test
+    void largeBatchesAreCutSoThatEveryCoreHasOne() {
+        List<Integer> all = java.util.stream.IntStream.range(0, 64).boxed().toList();
+        // One 64-block batch on two cores: two halves, in order.
+        assertEquals(List.of(all.subList(0, 32), all.subList(32, 64)),
+                LearnedModel.parallelBatches(List.of(all), 64, 2));
+        // Too few blocks to be worth a second pass, or one core: unchanged.
+        List<Integer> few = all.subList(0, 20);
+        assertEquals(List.of(few), LearnedModel.parallelBatches(List.of(few), 20, 2));
+        assertEquals(List.of(all), LearnedModel.parallelBatches(List.of(all), 64, 1));
+        // Already as many batches as cores: unchanged; four cores: the largest are halved first.
+        List<List<Integer>> two = List.of(all.subList(0, 48), all.subList(48, 64));
+        assertEquals(two, LearnedModel.parallelBatches(two, 64, 2));
+        assertEquals(List.of(all.subList(0, 24), all.subList(24, 48), all.subList(48, 64)),
+                LearnedModel.parallelBatches(two, 64, 4));
+    }
+
+    @Test
+    void predictionsDoNotDependOnHowTheBatchIsCut() {
+        List<BasicBlock> many = new java.util.ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            many.addAll(BLOCKS);
+        }
+        try (TinyModel model = TinyModel.create(new TinyConfig(3, null))) {
+            List<Prediction> together = model.predictAll(many, Microarchitecture.HASWELL);
+            for (int i = 0; i < many.size(); i++) {
+                assertEquals(model.predict(many.get(i), Microarchitecture.HASWELL).cyclesPerIteration(),
+                        together.get(i).cyclesPerIteration(), 1e-6, "block " + i);
+            }
+        }
+    }
 }
