@@ -310,8 +310,8 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         Prediction[] out = new Prediction[blocks.size()];
         List<List<Integer>> batches = parallelBatches(predictionBatches(blocks), blocks.size(),
                 Runtime.getRuntime().availableProcessors());
-        java.util.function.Consumer<List<Integer>> run = chunk -> predictBatch(blocks, chunk, head, p, statistics,
-                calibration, out);
+        java.util.function.Consumer<List<Integer>> run = chunk -> Rows.withoutGradients(() -> predictBatch(blocks,
+                chunk, head, p, statistics, calibration, out));
         if (batches.size() > 1) {
             batches.parallelStream().forEach(run);
         } else {

@@ -46,8 +46,26 @@ public final class Rows {
      * PyTorch's "AutoNonVariableTypeMode is deprecated" warning to every user's terminal.
      */
     public static void assign(NDArray target, float[] values) {
-        try (NDManager m = target.getManager().newSubManager()) {
-            target.set(new NDIndex(":"), constant(m, values, target.getShape()));
+        withoutGradients(() -> { // an in-place write to a parameter is refused while gradients are recorded
+            try (NDManager m = target.getManager().newSubManager()) {
+                target.set(new NDIndex(":"), constant(m, values, target.getShape()));
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} on this thread with PyTorch's gradient recording off, as it was before. The switch is per
+     * thread and on by default: DJL turns it off only on the thread that starts the engine, so a prediction or a
+     * model load on another thread (a Spark task, a parallel stream's worker) would otherwise record a gradient
+     * graph for nothing, or be refused an in-place write.
+     */
+    public static void withoutGradients(Runnable work) {
+        boolean was = JniUtils.isGradMode();
+        JniUtils.setGradMode(false);
+        try {
+            work.run();
+        } finally {
+            JniUtils.setGradMode(was);
         }
     }
 
