@@ -146,9 +146,12 @@ public final class BulkCommand implements Callable<Integer> {
                 writer.parquet(partial.toString());
             }
             Files.move(partial, output, StandardCopyOption.ATOMIC_MOVE);
+            double written = (System.nanoTime() - t0) / 1e9;
             summarize(o, blocks, predictions, rows, measuredCpu);
-            o.printf(Locale.ROOT, "wrote %s (%s) in %.1f s, of which %.1f s starting Spark (%s)%n", output, outFormat,
-                    (System.nanoTime() - t0) / 1e9, started, master);
+            double total = (System.nanoTime() - t0) / 1e9;
+            o.printf(Locale.ROOT, "wrote %s (%s) in %.1f s: %.1f s starting Spark (%s), %.1f s reading, predicting and "
+                    + "writing, %.1f s the summary%n", output, outFormat, total, started, master, written - started,
+                    total - written);
             return 0;
         } finally {
             deleteQuietly(partial);
@@ -196,26 +199,32 @@ public final class BulkCommand implements Callable<Integer> {
      */
     private static void summarize(PrintWriter o, Dataset<Row> blocks, Dataset<Row> predictions, long rows,
                                   String measuredCpu) {
-        Dataset<Row> measured = blocks.where(functions.col("measured").isNotNull().and(functions.col("measured")
-                        .gt(0)))
-                .select(functions.lower(functions.regexp_replace(functions.col("hex"), "\\s+", "")).as("hex"),
-                        functions.col("measured"))
-                .groupBy("hex").agg(functions.avg("measured").as("measured"));
-        long distinct = predictions.select("hex").distinct().count();
-        long errors = predictions.where(functions.col("error").isNotNull()).count();
-        o.printf(Locale.ROOT, "%d rows read, %d distinct blocks, %d error rows (kept, with their reason)%n", rows,
-                distinct, errors);
-        Column onMeasuredCpu = functions.lit(measuredCpu == null ? "" : measuredCpu);
-        List<Row> stats = predictions.join(measured, predictions.col("hex").equalTo(measured.col("hex"))
-                        .and(predictions.col("mcpu").equalTo(onMeasuredCpu)), "left")
-                .groupBy("model", "mcpu")
+        // One pass over the predictions; the measurements are joined in only when there is a CPU they belong to.
+        Dataset<Row> joined = predictions.withColumn("measured", functions.lit(null).cast("double"));
+        if (measuredCpu != null) {
+            Dataset<Row> measured = blocks.where(functions.col("measured").isNotNull().and(functions.col("measured")
+                            .gt(0)))
+                    .select(functions.lower(functions.regexp_replace(functions.col("hex"), "\\s+", "")).as("m_hex"),
+                            functions.col("measured"))
+                    .groupBy("m_hex").agg(functions.avg("measured").as("measured"));
+            joined = predictions.join(measured, predictions.col("hex").equalTo(measured.col("m_hex"))
+                    .and(predictions.col("mcpu").equalTo(functions.lit(measuredCpu))), "left");
+        }
+        List<Row> stats = joined.groupBy("model", "mcpu")
                 .agg(functions.count(functions.col("cycles_per_iteration")).as("n"),
                         functions.avg("cycles_per_iteration").as("mean"),
                         functions.avg(functions.abs(functions.col("cycles_per_iteration").minus(functions.col(
                                 "measured"))).divide(functions.col("measured"))).as("mape"),
                         functions.count(functions.when(functions.col("cycles_per_iteration").isNotNull(),
-                                functions.col("measured"))).as("measured"))
+                                functions.col("measured"))).as("measured"),
+                        functions.count(functions.lit(1)).as("rows"),
+                        functions.count(functions.col("error")).as("errors"))
                 .orderBy("model", "mcpu").collectAsList();
+        // Every distinct block has one row per model and CPU.
+        long distinct = stats.isEmpty() ? 0 : stats.get(0).getLong(6);
+        long errors = stats.stream().mapToLong(r -> r.getLong(7)).sum();
+        o.printf(Locale.ROOT, "%d rows read, %d distinct blocks, %d error rows (kept, with their reason)%n", rows,
+                distinct, errors);
         o.println("model       mcpu          predicted   mean cycles   MAPE (blocks measured)");
         for (Row r : stats) {
             o.printf(Locale.ROOT, "%-11s %-12s %10d   %11.3f   %s%n", r.getString(0), r.getString(1), r.getLong(2),
