@@ -131,8 +131,12 @@ public final class BulkCommand implements Callable<Integer> {
         }
         String measuredCpu = measuredCpu();
         long t0 = System.nanoTime();
-        SparkSession spark = SparkSession.builder().appName("basalt bulk").master(master)
-                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "true").getOrCreate();
+        SparkSession.Builder builder = SparkSession.builder().appName("basalt bulk")
+                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "true");
+        // Under spark-submit the master is already chosen (spark.master); --master is for the embedded run.
+        boolean submitted = System.getProperty("spark.master") != null;
+        SparkSession spark = (submitted ? builder : builder.master(master)).getOrCreate();
+        String runsOn = spark.sparkContext().master();
         Path partial = parent.resolve("." + output.getFileName() + ".partial-" + Long.toHexString(System.nanoTime()));
         try {
             double started = (System.nanoTime() - t0) / 1e9;
@@ -150,7 +154,7 @@ public final class BulkCommand implements Callable<Integer> {
             summarize(o, blocks, predictions, rows, measuredCpu);
             double total = (System.nanoTime() - t0) / 1e9;
             o.printf(Locale.ROOT, "wrote %s (%s) in %.1f s: %.1f s starting Spark (%s), %.1f s reading, predicting and "
-                    + "writing, %.1f s the summary%n", output, outFormat, total, started, master, written - started,
+                    + "writing, %.1f s the summary%n", output, outFormat, total, started, runsOn, written - started,
                     total - written);
             return 0;
         } finally {
