@@ -104,4 +104,37 @@ class BulkCommandTest {
         assertTrue(cpu.err().startsWith("basalt bulk: --mcpu 'nosuch'"), cpu.err());
         assertFalse(Files.exists(dir.resolve("o")));
     }
+
+    @Test
+    void readsParquetAndLeavesNoFolderWhenItFails(@TempDir Path dir) throws Exception {
+        Path good = dir.resolve("blocks.parquet");
+        Path bad = dir.resolve("nohex.parquet");
+        org.apache.spark.sql.SparkSession s = org.apache.spark.sql.SparkSession.builder().master("local[1]")
+                .config("spark.ui.enabled", "false").getOrCreate();
+        try {
+            org.apache.spark.sql.types.StructType schema = new org.apache.spark.sql.types.StructType()
+                    .add("hex", "string").add("cycles_per_iteration", "double");
+            s.createDataFrame(List.of(org.apache.spark.sql.RowFactory.create("4801d8", 1.0),
+                    org.apache.spark.sql.RowFactory.create("4801d84801c3", 2.0)), schema).write().parquet(good.toString());
+            s.createDataFrame(List.of(org.apache.spark.sql.RowFactory.create("4801d8", 1.0)), new org.apache.spark.sql
+                    .types.StructType().add("block", "string").add("x", "double")).write().parquet(bad.toString());
+        } finally {
+            s.stop();
+        }
+        Run ok = run("--input", good.toString(), "--output", dir.resolve("out").toString(), "--mcpu", "haswell",
+                "--measured-on", "haswell", "--master", "local[1]");
+        assertEquals(0, ok.exit(), ok.err());
+        assertTrue(ok.out().contains("2 rows read, 2 distinct blocks, 0 error rows"), ok.out());
+        assertTrue(ok.out().matches("(?s).*simulator +haswell +2 +1\\.500 +0\\.00% \\(2\\).*"), ok.out());
+        // A Parquet input without a hex column fails once Spark has read its schema: exit 2, and no output folder,
+        // partial or whole.
+        Run failed = run("--input", bad.toString(), "--output", dir.resolve("out2").toString(), "--mcpu", "haswell",
+                "--master", "local[1]");
+        assertEquals(2, failed.exit(), failed.err());
+        assertTrue(failed.err().contains("needs a column 'hex'"), failed.err());
+        try (var siblings = Files.list(dir)) {
+            assertEquals(List.of("blocks.parquet", "nohex.parquet", "out"),
+                    siblings.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+    }
 }
