@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
+        footer = {"", "  bulk      Predict many blocks on Apache Spark (basalt bulk --help)."},
         subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, PredictCommand.class,
             AnalyzeCommand.class,
             ParamsCommand.class, TrainCommand.class, TuneCommand.class, ExplainCommand.class, EvalCommand.class,

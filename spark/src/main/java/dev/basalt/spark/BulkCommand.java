@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
  * one row per block, CPU and estimator ({@link BulkJob#OUTPUT}). The output folder appears whole or not at all: it
  * is written beside its final name and renamed when the job has succeeded.
  */
-@Command(name = "bulk", mixinStandardHelpOptions = true, version = "basalt bulk 0.1.0",
+@Command(name = "basalt bulk", mixinStandardHelpOptions = true, version = "basalt bulk 0.1.0",
         description = "Predict many blocks on Apache Spark (embedded local mode by default).")
 public final class BulkCommand implements Callable<Integer> {
 
