@@ -148,9 +148,6 @@ final class ExplainCommand implements Callable<Integer> {
         dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
             throw new BadInputException("block " + block.hex() + ": " + why);
         });
-        if (estimator instanceof dev.basalt.training.LearnedModel<?, ?, ?>) {
-            dev.basalt.training.Djl.intraOpThreads(1); // many small forward passes: see Djl.intraOpThreads
-        }
         Explainer explainer = Explainer.forCpu(uarch, config);
         Explanation e = explainer.explain(block, uarch, estimator, m);
         String text = switch (format) {

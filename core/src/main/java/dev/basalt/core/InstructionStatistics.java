@@ -21,4 +21,18 @@ public interface InstructionStatistics {
      * need them), like {@link ThroughputEstimator#predictFeatures}.
      */
     float[][] statistics(BasicBlock block, Microarchitecture cpu);
+
+    /**
+     * An estimator whose cycles and statistics come from one computation (the bounds: one breakdown gives both), so
+     * that a learned model's inputs cost one computation per block and CPU, not two.
+     */
+    interface Shared extends InstructionStatistics {
+
+        /** A block's cycles (as {@link ThroughputEstimator#predictFeatures} gives them) and its statistics. */
+        record Featured(double cycles, float[][] statistics) {
+        }
+
+        /** {@code block}'s cycles and statistics on {@code cpu}, never refused, like {@link #statistics}. */
+        Featured featured(BasicBlock block, Microarchitecture cpu);
+    }
 }

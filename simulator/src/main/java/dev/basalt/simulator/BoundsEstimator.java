@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * machine's closed-form bounds ({@link Bounds}), on the simulator's standard (tuned) tables. Its per-instruction
  * contributions are the instructions' parts of the winning bound. Thread-safe.
  */
-public final class BoundsEstimator implements LoopAware, dev.basalt.core.InstructionStatistics {
+public final class BoundsEstimator implements LoopAware, dev.basalt.core.InstructionStatistics.Shared {
 
     /** The name it is registered under. */
     public static final String NAME = "bounds";
@@ -116,13 +116,20 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     /** As the simulator's statistics (each bound's share, the critical cycle, the limiting bound), from these bounds. */
     @Override
     public List<String> statisticNames() {
-        return SimulatorEstimator.statisticNamesOfBounds();
+        return SimulatorEstimator.STATISTICS;
     }
 
     @Override
     public float[][] statistics(BasicBlock block, Microarchitecture uarch) {
+        return featured(block, uarch).statistics();
+    }
+
+    /** The cycles and the statistics from one breakdown (what a learned model on this prior reads of a block). */
+    @Override
+    public Featured featured(BasicBlock block, Microarchitecture uarch) {
         checkSupported(uarch);
-        return SimulatorEstimator.statistics(simulators.get(uarch).bounds(block, options), block.size());
+        Bounds b = simulators.get(uarch).bounds(block, options);
+        return new Featured(b.cyclesPerIteration(), SimulatorEstimator.statistics(b, block.size()));
     }
 
     /** Every bound, in cycles per iteration: {@code predecoder, decoders, issue, ports, latency}. */

@@ -161,7 +161,7 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     }
 
     /** The statistics {@link #statistics} gives: each bound's share, the critical cycle, the limiting bound. */
-    private static final java.util.List<String> STATISTICS = statisticNames(Bounds.Kind.values());
+    static final java.util.List<String> STATISTICS = statisticNames(Bounds.Kind.values());
 
     private static java.util.List<String> statisticNames(Bounds.Kind[] kinds) {
         java.util.List<String> names = new java.util.ArrayList<>();
@@ -206,11 +206,6 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
             out[i][kinds.length] = 1f;
         }
         return out;
-    }
-
-    /** The names of {@link #statistics(Bounds, int)}'s columns. */
-    static java.util.List<String> statisticNamesOfBounds() {
-        return STATISTICS;
     }
 
     /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */

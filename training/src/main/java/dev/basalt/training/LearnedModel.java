@@ -98,15 +98,17 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         });
     }
 
-    /** The prior's statistics of {@code blocks} when the model is hybrid, else null. */
-    private float[][][] statisticsTable(List<BasicBlock> blocks) {
-        if (!hybrid()) {
+    /**
+     * The prior's cycles of {@code blocks} and, when the model is hybrid, its statistics; null without a prior.
+     */
+    private Priors.Inputs priorInputs(List<BasicBlock> blocks) {
+        if (prior == null) {
+            if (hybrid()) {
+                throw new IllegalStateException(name() + " takes the prior's statistics but has no prior");
+            }
             return null;
         }
-        if (prior == null) {
-            throw new IllegalStateException(name() + " takes the prior's statistics but has no prior");
-        }
-        return Priors.statistics(prior, blocks, cpus());
+        return Priors.inputs(prior, blocks, cpus(), hybrid());
     }
 
     private static List<float[][]> pick(float[][][] table, List<Integer> examples) {
@@ -220,8 +222,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         all.addAll(validation);
         List<BasicBlock> blocks = all.stream().map(LabelledBlock::block).toList();
         List<T> prepared = blocks.stream().map(this::prepare).toList();
-        float[][] priors = priorTable(blocks);
-        float[][][] statistics = statisticsTable(blocks);
+        Priors.Inputs inputs = priorInputs(blocks);
+        float[][] priors = inputs == null ? null : inputs.cycles();
+        float[][][] statistics = inputs == null ? null : inputs.statistics();
         double[][] labels = LabelledBlock.labels(all, cpus());
         int[] sizes = blocks.stream().mapToInt(BasicBlock::size).toArray();
         List<Integer> trainIdx = IntStream.range(0, train.size()).boxed().toList();
@@ -304,8 +307,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
             checkSupported(b, uarch);
         }
         int head = cpus().indexOf(uarch);
-        float[][] p = priorTable(blocks);
-        float[][][] statistics = statisticsTable(blocks);
+        Priors.Inputs inputs = priorInputs(blocks);
+        float[][] p = inputs == null ? null : inputs.cycles();
+        float[][][] statistics = inputs == null ? null : inputs.statistics();
         Calibration calibration = calibration().orElse(null);
         Prediction[] out = new Prediction[blocks.size()];
         List<List<Integer>> batches = parallelBatches(predictionBatches(blocks), blocks.size(),
@@ -374,10 +378,5 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                         : made.withIntervals(calibration.intervals(head, cycles, priorCycles));
             }
         }
-    }
-
-    /** The prior's cycles per iteration per block and head, or null without a prior. */
-    private float[][] priorTable(List<BasicBlock> blocks) {
-        return prior == null ? null : Priors.table(prior, blocks, cpus());
     }
 }

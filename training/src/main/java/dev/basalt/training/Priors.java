@@ -113,6 +113,37 @@ public final class Priors {
         }).toArray(float[][][]::new);
     }
 
+    /** A learned model's inputs from its prior: cycles [block][cpu], and statistics as {@link #statistics} or null. */
+    public record Inputs(float[][] cycles, float[][][] statistics) {
+    }
+
+    /**
+     * {@link #table} and, when {@code withStatistics}, {@link #statistics}: from one computation per block and CPU
+     * when the prior makes both at once ({@link dev.basalt.core.InstructionStatistics.Shared}), else from two.
+     */
+    public static Inputs inputs(ThroughputEstimator prior, List<BasicBlock> blocks, List<Microarchitecture> cpus,
+                                boolean withStatistics) {
+        if (!withStatistics || !(prior instanceof dev.basalt.core.InstructionStatistics.Shared shared)) {
+            return new Inputs(table(prior, blocks, cpus), withStatistics ? statistics(prior, blocks, cpus) : null);
+        }
+        int width = shared.statisticNames().size();
+        float[][] cycles = new float[blocks.size()][cpus.size()];
+        float[][][] statistics = new float[blocks.size()][][];
+        java.util.stream.IntStream.range(0, blocks.size()).parallel().forEach(i -> {
+            BasicBlock b = blocks.get(i);
+            float[][] rows = new float[b.size()][width * cpus.size()];
+            for (int c = 0; c < cpus.size(); c++) {
+                dev.basalt.core.InstructionStatistics.Shared.Featured f = shared.featured(b, cpus.get(c));
+                cycles[i][c] = (float) f.cycles();
+                for (int k = 0; k < b.size(); k++) {
+                    System.arraycopy(f.statistics()[k], 0, rows[k], c * width, width);
+                }
+            }
+            statistics[i] = rows;
+        });
+        return new Inputs(cycles, statistics);
+    }
+
     /** How many statistics per instruction {@link #statistics} gives for {@code cpus}, or 0 without any. */
     public static int statisticsWidth(ThroughputEstimator prior, List<Microarchitecture> cpus) {
         return prior instanceof dev.basalt.core.InstructionStatistics stats
