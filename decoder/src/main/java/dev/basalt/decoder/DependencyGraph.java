@@ -446,6 +446,34 @@ public final class DependencyGraph {
         return packed.length;
     }
 
+    // Edge k of edges(), field by field without making a Dependency: for estimators that read every edge of
+    // every block (a Dependency each is most of what the analytical bounds allocate).
+
+    /** Edge {@code k}'s producer. */
+    public int producer(int k) {
+        return (int) (packed[k] & 0xffff);
+    }
+
+    /** Edge {@code k}'s consumer. */
+    public int consumer(int k) {
+        return (int) ((packed[k] >>> CONSUMER_SHIFT) & 0xffff);
+    }
+
+    /** Edge {@code k}'s kind. */
+    public DependencyKind kind(int k) {
+        return KINDS[(int) ((packed[k] >>> KIND_SHIFT) & 3)];
+    }
+
+    /** Whether edge {@code k} crosses into the next iteration. */
+    public boolean loopCarried(int k) {
+        return ((packed[k] >>> LOOP_SHIFT) & 1) != 0;
+    }
+
+    /** Edge {@code k}'s resource. */
+    public Resource resource(int k) {
+        return resourceOf((int) (packed[k] >>> RESOURCE_SHIFT));
+    }
+
     /** Edges of one kind. */
     public List<Dependency> edges(DependencyKind kind) {
         return edges.stream().filter(d -> d.kind() == kind).toList();

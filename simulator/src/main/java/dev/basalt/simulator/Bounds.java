@@ -40,6 +40,8 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
         PREDECODER, DECODERS, DELIVERY, ISSUE, PORTS, LATENCY
     }
 
+    private static final Kind[] KINDS = Kind.values();
+
     public Bounds {
         Objects.requireNonNull(portSet, "portSet");
         Objects.requireNonNull(winner, "winner");
@@ -77,7 +79,7 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
     /** The largest bound except {@code without} (an ablation: that mechanism not modelled). */
     public double cyclesPerIterationWithout(Kind without) {
         double top = 0;
-        for (Kind k : Kind.values()) {
+        for (Kind k : KINDS) {
             if (k != without) {
                 top = Math.max(top, value(k));
             }
@@ -116,7 +118,7 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
                 Math.max(issue, Math.max(ports, latency)));
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
                 : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
-        double[][] shares = new double[Kind.values().length][p.n];
+        double[][] shares = new double[KINDS.length][p.n];
         for (int i = 0; i < p.n; i++) {
             shares[Kind.PREDECODER.ordinal()][i] = p.shape[i].length();
             shares[Kind.DECODERS.ordinal()][i] = p.shape[i].decodeUops();
@@ -128,7 +130,7 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
             shares[Kind.LATENCY.ordinal()][i] = 1;
         }
         double[] values = {predecoder, decoders, delivery, issue, ports, latency};
-        for (Kind k : Kind.values()) { // scale each row to add up to its bound
+        for (Kind k : KINDS) { // scale each row to add up to its bound
             double[] row = shares[k.ordinal()];
             double sum = 0;
             for (double v : row) {
@@ -356,88 +358,176 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
         int n = p.n;
         CoreParams c = p.core;
         int loadLatency = p.simulator.params().loadLatency();
-        int maxDistance = 1;
-        for (int k = 0; k < p.producers.length / 2; k++) {
-            maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
-        }
         if (!anyLoopCarried(p)) {
             return 0; // every edge runs forward in the block: no cycle
         }
-        int layers = n * maxDistance; // Karp's N: the nodes of the graph with unit transit edges
-        double minus = Double.NEGATIVE_INFINITY;
-        double[] d = new double[(layers + 1) * n]; // d[layer * n + v]
-        int[] from = new int[(layers + 1) * n]; // the deciding producer's (layer * n + node), or -1
-        java.util.Arrays.fill(d, minus);
-        java.util.Arrays.fill(from, -1);
+        // Every cycle lies within one strongly connected component, so Karp needs only the instructions of those
+        // that hold one: in block order, ord[j] is the j-th of them and idx[v] its place (-1: on no cycle).
+        boolean[] onCycle = cycleNodes(p);
+        int[] idx = new int[n];
+        int m = 0;
+        for (int v = 0; v < n; v++) {
+            idx[v] = onCycle[v] ? m++ : -1;
+        }
+        if (m == 0) {
+            return 0;
+        }
+        int[] ord = new int[m];
+        int maxDistance = 1;
         double[] w = new double[p.producers.length / 2]; // each source's weight, once
         for (int v = 0; v < n; v++) {
-            d[v] = 0;
+            if (idx[v] < 0) {
+                continue;
+            }
+            ord[idx[v]] = v;
             for (int k = p.start[v]; k < p.start[v + 1]; k++) {
-                w[k] = weight(p, c, loadLatency, v, k);
+                if (idx[p.producers[2 * k]] >= 0) {
+                    maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
+                    w[k] = weight(p, c, loadLatency, v, k);
+                }
             }
         }
+        int layers = m * maxDistance; // Karp's N: the nodes of the graph with unit transit edges
+        double minus = Double.NEGATIVE_INFINITY;
+        double[] d = new double[(layers + 1) * m]; // d[layer * m + j]
+        int[] from = new int[(layers + 1) * m]; // the deciding producer's (layer * m + j), or -1
+        java.util.Arrays.fill(d, m, d.length, minus); // layer 0: every node starts at 0
+        java.util.Arrays.fill(from, -1);
         for (int layer = 0; layer <= layers; layer++) {
-            for (int v = 0; v < n; v++) {
-                if (p.shape[v].noPort()) {
-                    continue; // done at rename: waits for nothing
-                }
-                int at = layer * n + v;
+            for (int j = 0; j < m; j++) {
+                int v = ord[j];
+                int at = layer * m + j;
                 for (int k = p.start[v]; k < p.start[v + 1]; k++) {
                     int u = p.producers[2 * k];
                     int back = p.producers[2 * k + 1];
-                    if (layer - back < 0 || back == 0 && u >= v) {
+                    if (idx[u] < 0 || layer - back < 0 || back == 0 && u >= v) {
                         continue;
                     }
-                    double du = d[(layer - back) * n + u];
+                    double du = d[(layer - back) * m + idx[u]];
                     if (du == minus) {
                         continue;
                     }
                     double t = du + w[k];
                     if (t > d[at]) {
                         d[at] = t;
-                        from[at] = (layer - back) * n + u;
+                        from[at] = (layer - back) * m + idx[u];
                     }
                 }
             }
         }
         double best = 0;
         int bestNode = -1;
-        for (int v = 0; v < n; v++) {
-            double last = d[layers * n + v];
+        for (int j = 0; j < m; j++) {
+            double last = d[layers * m + j];
             if (last == minus) {
                 continue;
             }
             double worst = Double.POSITIVE_INFINITY;
             for (int k = 0; k < layers; k++) {
-                if (d[k * n + v] != minus) {
-                    worst = Math.min(worst, (last - d[k * n + v]) / (layers - k));
+                if (d[k * m + j] != minus) {
+                    worst = Math.min(worst, (last - d[k * m + j]) / (layers - k));
                 }
             }
             if (worst != Double.POSITIVE_INFINITY && worst > best + 1e-12) {
                 best = worst;
-                bestNode = v;
+                bestNode = j;
             }
         }
         if (bestNode >= 0) { // follow the deciding producers back: the first node met twice closes the cycle
-            int[] seenLayer = new int[n];
-            java.util.Arrays.fill(seenLayer, -1);
-            List<Integer> path = new ArrayList<>();
-            int node = layers * n + bestNode;
-            while (node >= 0) {
-                int v = node % n;
-                int layer = node / n;
-                if (seenLayer[v] >= 0) {
-                    int cut = path.indexOf(v);
-                    java.util.TreeSet<Integer> cycle = new java.util.TreeSet<>(path.subList(cut, path.size()));
-                    critical.addAll(cycle);
+            int[] seenAt = new int[m]; // position in the path + 1 (0: not met)
+            int[] path = new int[layers + 2];
+            int length = 0;
+            int at = layers * m + bestNode;
+            while (at >= 0) {
+                int j = at % m;
+                if (seenAt[j] > 0) {
+                    boolean[] cycle = new boolean[n];
+                    for (int q = seenAt[j] - 1; q < length; q++) {
+                        cycle[ord[path[q]]] = true;
+                    }
+                    for (int v = 0; v < n; v++) {
+                        if (cycle[v]) {
+                            critical.add(v);
+                        }
+                    }
                     break;
                 }
-                seenLayer[v] = layer;
-                path.add(v);
-                node = from[node];
+                path[length++] = j;
+                seenAt[j] = length;
+                at = from[at];
             }
         }
         return best;
+    }
+
+    /**
+     * The instructions on a cycle of the latency bound's graph (the sources Karp follows): the members of its
+     * strongly connected components with more than one instruction or a source from themselves (Tarjan's
+     * algorithm, iterative, along sources from consumer to producer: the same components).
+     */
+    private static boolean[] cycleNodes(BlockFacts p) {
+        int n = p.n;
+        int[] index = new int[n];
+        int[] low = new int[n];
+        java.util.Arrays.fill(index, -1);
+        boolean[] onStack = new boolean[n];
+        int[] stack = new int[n];
+        int sp = 0;
+        int[] callNode = new int[n];
+        int[] callSource = new int[n];
+        boolean[] onCycle = new boolean[n];
+        int counter = 0;
+        for (int root = 0; root < n; root++) {
+            if (index[root] >= 0) {
+                continue;
+            }
+            int depth = 0;
+            callNode[0] = root;
+            callSource[0] = p.start[root];
+            index[root] = low[root] = counter++;
+            stack[sp++] = root;
+            onStack[root] = true;
+            while (depth >= 0) {
+                int v = callNode[depth];
+                int k = callSource[depth];
+                int end = p.shape[v].noPort() ? p.start[v] : p.start[v + 1]; // done at rename: waits for nothing
+                if (k < end) {
+                    callSource[depth] = k + 1;
+                    int u = p.producers[2 * k];
+                    if (p.producers[2 * k + 1] == 0 && u >= v) {
+                        continue;
+                    }
+                    if (index[u] < 0) {
+                        index[u] = low[u] = counter++;
+                        stack[sp++] = u;
+                        onStack[u] = true;
+                        callNode[++depth] = u;
+                        callSource[depth] = p.start[u];
+                    } else if (onStack[u]) {
+                        low[v] = Math.min(low[v], index[u]);
+                    }
+                    continue;
+                }
+                if (low[v] == index[v]) { // v roots a component: the stack down to v
+                    int top = sp;
+                    do {
+                        onStack[stack[--sp]] = false;
+                    } while (stack[sp] != v);
+                    boolean cycle = top - sp > 1;
+                    for (int q = p.start[v]; q < end && !cycle; q++) {
+                        cycle = p.producers[2 * q] == v; // its own source, from an earlier iteration
+                    }
+                    for (int q = sp; q < top && cycle; q++) {
+                        onCycle[stack[q]] = true;
+                    }
+                }
+                if (--depth >= 0) {
+                    int parent = callNode[depth];
+                    low[parent] = Math.min(low[parent], low[v]);
+                }
+            }
+        }
+        return onCycle;
     }
 
     /** Whether any source comes from an earlier iteration (only then can the graph have a cycle). */

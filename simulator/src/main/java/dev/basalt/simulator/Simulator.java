@@ -95,7 +95,15 @@ public final class Simulator {
         this.slowLeaGroup = core.slowLeaPorts().isEmpty() ? -1 : groupIds.getOrDefault(core.slowLeaPorts(), -1);
         this.takenBranchGroup = core.loop().takenBranchPorts().isEmpty() ? -1
                 : groupIndex(core.loop().takenBranchPorts());
+        this.groupMasks = new int[groupList.size()]; // every group exists by now
+        for (int g = 0; g < groupMasks.length; g++) {
+            for (int port : groupList.get(g)) {
+                groupMasks[g] |= 1 << port;
+            }
+        }
     }
+
+    private final int[] groupMasks;
 
     private final int takenBranchGroup;
 
@@ -632,43 +640,44 @@ public final class Simulator {
                            Set<String> falseOutput) {
         int n = block.size();
         int[] prodCount = new int[n + 1];
-        List<Dependency> sources = new ArrayList<>();
+        dev.basalt.decoder.DependencyGraph g = block.dependencyGraph();
+        int edges = g.edgeCount();
+        int[] chosen = new int[edges]; // the graph's edges that are sources, in graph order
+        int count = 0;
         boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
-        for (Dependency d : block.dependencyGraph().edges()) {
-            if (d.kind() == DependencyKind.WAW && falseDeps && d.resource().kind() == Resource.Kind.REGISTER
-                    && falseOutput.contains(block.instruction(d.consumer()).mnemonic())) {
-                sources.add(d);
-                prodCount[d.consumer() + 1]++;
+        for (int e = 0; e < edges; e++) {
+            DependencyKind kind = g.kind(e);
+            if (kind == DependencyKind.RAW) {
+                Resource r = g.resource(e);
+                if (r.kind() == Resource.Kind.MEMORY && !options.memoryDependencies()
+                        || options.stackEngine() && stackOp[g.producer(e)] && r.name().equals("rsp")) {
+                    continue;
+                }
+            } else if (!(kind == DependencyKind.WAW && falseDeps && g.resource(e).kind() == Resource.Kind.REGISTER
+                    && falseOutput.contains(block.instruction(g.consumer(e)).mnemonic()))) {
                 continue;
             }
-            if (d.kind() != DependencyKind.RAW) {
-                continue;
-            }
-            if (d.resource().kind() == Resource.Kind.MEMORY && !options.memoryDependencies()) {
-                continue;
-            }
-            if (options.stackEngine() && d.resource().name().equals("rsp") && stackOp[d.producer()]) {
-                continue;
-            }
-            sources.add(d);
-            prodCount[d.consumer() + 1]++;
+            chosen[count++] = e;
+            prodCount[g.consumer(e) + 1]++;
         }
         for (int i = 0; i < n; i++) {
             prodCount[i + 1] += prodCount[i];
         }
-        int[] prod = new int[2 * sources.size()];
-        boolean[] memory = new boolean[sources.size()];
-        boolean[] address = new boolean[sources.size()];
+        int[] prod = new int[2 * count];
+        boolean[] memory = new boolean[count];
+        boolean[] address = new boolean[count];
         int[] fill = Arrays.copyOf(prodCount, n);
-        for (Dependency d : sources) {
-            int at = fill[d.consumer()]++;
-            prod[2 * at] = d.producer();
-            prod[2 * at + 1] = d.loopCarried() ? 1 : 0;
-            memory[at] = d.resource().kind() == Resource.Kind.MEMORY;
-            address[at] = d.resource().kind() == Resource.Kind.REGISTER
-                    && readsAsAddress(block.instruction(d.consumer()), d.resource().name());
+        for (int c = 0; c < count; c++) {
+            int e = chosen[c];
+            int consumer = g.consumer(e);
+            Resource r = g.resource(e);
+            int at = fill[consumer]++;
+            prod[2 * at] = g.producer(e);
+            prod[2 * at + 1] = g.loopCarried(e) ? 1 : 0;
+            memory[at] = r.kind() == Resource.Kind.MEMORY;
+            address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
         }
-        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[sources.size()]);
+        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count]);
         // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
         return options.secondGeneration() && options.memoryDependencies()
                 ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness : BhiveMemory.Program.of(block)))
@@ -692,6 +701,9 @@ public final class Simulator {
      * dependency graph has none from that store.
      */
     private static Sources withHarnessMemory(BasicBlock block, Sources src, List<BhiveMemory.Edge> edges) {
+        if (edges.isEmpty()) {
+            return src; // most blocks: no store→load pair in the harness
+        }
         int n = block.size();
         int[] start = src.start();
         int[] prod = src.producers();
@@ -866,11 +878,7 @@ public final class Simulator {
 
     /** The member ports of port group {@code group} as a bit mask (bit p: port p). */
     int groupMask(int group) {
-        int mask = 0;
-        for (int port : groupList.get(group)) {
-            mask |= 1 << port;
-        }
-        return mask;
+        return groupMasks[group];
     }
 
     /** The port demand of one integer ALU micro-op (the generic row's first group), or -1 when it has none. */
