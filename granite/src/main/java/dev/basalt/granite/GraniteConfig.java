@@ -23,10 +23,14 @@ import dev.basalt.decoder.MemoryPolicy;
  * @param hybrid       whether instruction nodes also take the prior's per-instruction statistics (each bound's
  *                     share, the critical cycle, the limiting bound, per CPU: {@code core.InstructionStatistics});
  *                     needs a prior that gives them. A model file without the field reads as false.
+ * @param averaging    decay per training step of an exponential moving average of the weights (Polyak
+ *                     averaging): the averaged weights are the ones validated, kept and shipped; 0 keeps the
+ *                     weights of the last step. A model file without the field reads as 0.
  */
 public record GraniteConfig(int hidden, int steps, int mlpHidden, double learningRate, int epochs,
                             int batchInstructions, double clipNorm, int patience, long seed,
-                            MemoryPolicy memoryPolicy, String prior, double lrDecay, int lrPatience, boolean hybrid) {
+                            MemoryPolicy memoryPolicy, String prior, double lrDecay, int lrPatience, boolean hybrid,
+                            double averaging) {
 
     public GraniteConfig {
         if (hidden < 1 || steps < 0 || mlpHidden < 0 || epochs < 0 || batchInstructions < 1 || patience < 1) {
@@ -43,10 +47,21 @@ public record GraniteConfig(int hidden, int steps, int mlpHidden, double learnin
         if (prior != null && (prior.isBlank() || prior.equals("none"))) {
             prior = null;
         }
+        if (!(averaging >= 0 && averaging < 1)) {
+            throw new IllegalArgumentException("weight averaging decay must be in [0, 1), got " + averaging);
+        }
         if (hybrid && prior == null) {
             throw new IllegalArgumentException("hybrid inputs are the prior's statistics: a hybrid GRANITE needs a "
                     + "prior");
         }
+    }
+
+    /** A configuration as before weight averaging existed (none). */
+    public GraniteConfig(int hidden, int steps, int mlpHidden, double learningRate, int epochs, int batchInstructions,
+                         double clipNorm, int patience, long seed, MemoryPolicy memoryPolicy, String prior,
+                         double lrDecay, int lrPatience, boolean hybrid) {
+        this(hidden, steps, mlpHidden, learningRate, epochs, batchInstructions, clipNorm, patience, seed, memoryPolicy,
+                prior, lrDecay, lrPatience, hybrid, 0);
     }
 
     /** A configuration as before hybrid inputs existed (none). */
@@ -60,7 +75,7 @@ public record GraniteConfig(int hidden, int steps, int mlpHidden, double learnin
     /** This configuration with hybrid inputs on or off. */
     public GraniteConfig withHybrid(boolean on) {
         return new GraniteConfig(hidden, steps, mlpHidden, learningRate, epochs, batchInstructions, clipNorm, patience,
-                seed, memoryPolicy, prior, lrDecay, lrPatience, on);
+                seed, memoryPolicy, prior, lrDecay, lrPatience, on, averaging);
     }
 
     /** Whether the network learns a correction of {@link #prior()}'s prediction. */
@@ -74,10 +89,14 @@ public record GraniteConfig(int hidden, int steps, int mlpHidden, double learnin
      * width, and their per-instruction statistics as hybrid inputs (0.13–0.28 points of test MAPE better than
      * without). The bounds are as accurate a prior as the cycle simulator at a tenth of its cost, paid on every CPU
      * of the model by every prediction; what the simulator knows beyond them the network learns by pre-training
-     * on its predictions ({@code basalt train --pretrain}).
+     * on its predictions ({@code basalt train --pretrain}). The weights are averaged over the steps of the
+     * training on measurements (decay 0.99, about the last 100 steps, an epoch): the network's correction of the
+     * prior then varies less from block to block, and blocks of nearly the same throughput stay in order —
+     * without it the network ranked Haswell's test blocks worse than its own prior (Kendall τ 0.906 against
+     * 0.928) while halving the large errors.
      */
     public static GraniteConfig defaults() {
         return new GraniteConfig(64, 3, 2, 1e-3, 40, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "bounds", 0.5, 2,
-                true);
+                true, 0.99);
     }
 }

@@ -103,6 +103,7 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     protected MultiTaskTrainer.Settings settings() {
         GraniteConfig c = config();
         return new MultiTaskTrainer.Settings(c.learningRate(), c.clipNorm(), c.epochs(), c.patience(),
-                c.batchInstructions(), c.seed(), c.lrDecay(), c.lrPatience(), false);
+                c.batchInstructions(), c.seed(), c.lrDecay(), c.lrPatience(), false,
+                c.averaging());
     }
 }

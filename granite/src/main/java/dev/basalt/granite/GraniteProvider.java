@@ -49,7 +49,7 @@ public final class GraniteProvider implements EstimatorProvider, TrainableProvid
         return new GraniteConfig(o.hidden(d.hidden()), o.iterations(d.steps()), d.mlpHidden(),
                 o.learningRate(d.learningRate()), o.epochs(d.epochs()), d.batchInstructions(), d.clipNorm(),
                 d.patience(), o.seed(d.seed()), d.memoryPolicy(), o.prior(d.prior()), d.lrDecay(), d.lrPatience(),
-                o.hybrid(d.hybrid() && hasPrior(o.prior(d.prior()))));
+                o.hybrid(d.hybrid() && hasPrior(o.prior(d.prior()))), d.averaging());
     }
 
     @Override

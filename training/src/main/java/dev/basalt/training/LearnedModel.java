@@ -210,6 +210,7 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
             throw new IllegalArgumentException("pre-training epochs must be >= 1, got " + epochs);
         }
         MultiTaskTrainer.Settings s = settings();
+        // No weight averaging here: the averaged weights are those of the training on measurements.
         return fit(train, validation, new MultiTaskTrainer.Settings(s.learningRate(), s.clipNorm(), epochs,
                 s.patience(), s.batchInstructions(), s.seed(), s.decayFactor(), s.decayPatience(), s.bucketBySize()),
                 onEpoch, onBatch);

@@ -81,14 +81,26 @@ public final class MultiTaskTrainer<B> {
      *                          Adam's full step keeps jumping over
      * @param bucketBySize      group examples of similar size into batches (order still seeded-random): for
      *                          models that pad every example to the batch's longest, such as an LSTM
+     * @param averaging         the decay of an exponential moving average of the weights over steps (Polyak
+     *                          averaging), which is what is validated and kept; 0: the weights themselves
      */
     public record Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
-                           long seed, double decayFactor, int decayPatience, boolean bucketBySize) {
+                           long seed, double decayFactor, int decayPatience, boolean bucketBySize, double averaging) {
         public Settings {
             if (!(decayFactor > 0 && decayFactor <= 1) || decayPatience < 1) {
                 throw new IllegalArgumentException("decay factor must be in (0, 1] and decay patience >= 1, got "
                         + decayFactor + ", " + decayPatience);
             }
+            if (!(averaging >= 0 && averaging < 1)) {
+                throw new IllegalArgumentException("weight averaging decay must be in [0, 1), got " + averaging);
+            }
+        }
+
+        /** Settings without weight averaging. */
+        public Settings(double learningRate, double clipNorm, int epochs, int patience, int batchInstructions,
+                        long seed, double decayFactor, int decayPatience, boolean bucketBySize) {
+            this(learningRate, clipNorm, epochs, patience, batchInstructions, seed, decayFactor, decayPatience,
+                    bucketBySize, 0);
         }
 
         /** Settings with a constant learning rate. */
@@ -147,6 +159,7 @@ public final class MultiTaskTrainer<B> {
         JniUtils.setNumThreads(1);
         double best = Double.POSITIVE_INFINITY;
         Map<String, float[]> bestWeights = snapshot(params);
+        Map<String, float[]> average = settings.averaging() > 0 ? snapshot(params) : null;
         int sinceBest = 0;
         long step = 0;
         double lr = settings.learningRate();
@@ -198,6 +211,9 @@ public final class MultiTaskTrainer<B> {
                         }
                         if (applied) {
                             model.afterStep();
+                            if (average != null) {
+                                accumulate(average, params, (float) settings.averaging());
+                            }
                             lossSum += loss;
                             batches++;
                             break;
@@ -211,15 +227,26 @@ public final class MultiTaskTrainer<B> {
                     done += examples.size();
                     onBatch.accept(done);
                 }
+                Map<String, float[]> current = null;
+                if (average != null) { // validate (and keep) the averaged weights; training goes on from its own
+                    current = snapshot(params);
+                    restore(params, average);
+                }
                 double[] mape = validation.isEmpty() ? new double[0] : evaluate(model, labels, sizes, validation, state);
                 double score = mean(mape);
                 Epoch e = new Epoch(epoch, lossSum / Math.max(1, batches), mape, (System.nanoTime() - t0) / 1e9, lr,
                         skipped, retried);
                 epochs.add(e);
                 onEpoch.accept(e);
-                if (validation.isEmpty() || score < best) {
+                boolean better = validation.isEmpty() || score < best;
+                if (better) {
                     best = validation.isEmpty() ? best : score;
                     bestWeights = snapshot(params);
+                }
+                if (current != null) {
+                    restore(params, current);
+                }
+                if (better) {
                     sinceBest = 0;
                 } else if (++sinceBest >= settings.patience()) {
                     break;
@@ -380,6 +407,17 @@ public final class MultiTaskTrainer<B> {
         Map<String, float[]> s = new HashMap<>();
         params.forEach((k, v) -> s.put(k, v.toFloatArray()));
         return s;
+    }
+
+    /** average ← decay · average + (1 − decay) · weights, in a fixed order of operations (deterministic). */
+    private static void accumulate(Map<String, float[]> average, Map<String, NDArray> params, float decay) {
+        params.forEach((k, v) -> {
+            float[] w = v.toFloatArray();
+            float[] a = average.get(k);
+            for (int i = 0; i < a.length; i++) {
+                a[i] = decay * a[i] + (1 - decay) * w[i];
+            }
+        });
     }
 
     private static void restore(Map<String, NDArray> params, Map<String, float[]> weights) {

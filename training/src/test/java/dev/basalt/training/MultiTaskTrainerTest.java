@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -31,9 +32,15 @@ class MultiTaskTrainerTest {
      * number of that batch's forward passes so far: value 0, gradient 0·∞ = NaN.
      */
     private record Linear(Map<String, NDArray> params, float[] x, java.util.function.IntPredicate poison,
-                          int[] calls) implements MultiTaskTrainer.Model<List<Integer>> {
+                          int[] calls, List<float[]> steps) implements MultiTaskTrainer.Model<List<Integer>> {
         Linear(Map<String, NDArray> params, float[] x, java.util.function.IntPredicate poison) {
-            this(params, x, poison, new int[1]);
+            this(params, x, poison, new int[1], new ArrayList<>());
+        }
+
+        /** Records the weights after each applied step. */
+        @Override
+        public void afterStep() {
+            steps.add(params.get("w").toFloatArray());
         }
 
         @Override
@@ -136,5 +143,44 @@ class MultiTaskTrainerTest {
         assertEquals(w2[0], w[0], 0f, "the same weights as a run that never saw a NaN");
         assertEquals(w2[1], w[1], 0f);
         assertEquals(clean.size(), flaky.size());
+    }
+
+    @Test
+    void weightAveragingKeepsTheMovingAverageOfEveryStepsWeights() {
+        float[] x = new float[EXAMPLES];
+        for (int i = 0; i < EXAMPLES; i++) {
+            x[i] = 0.5f + i / 16f;
+        }
+        float decay = 0.75f;
+        try (NDManager m = Djl.engine().newBaseManager()) {
+            Map<String, NDArray> params = new LinkedHashMap<>();
+            NDArray w = m.create(new float[] {1f, 1f}, new Shape(1, 2));
+            w.setRequiresGradient(true);
+            params.put("w", w);
+            Linear recording = new Linear(params, x, call -> false);
+            List<float[]> steps = recording.steps();
+            int[] sizes = new int[EXAMPLES];
+            java.util.Arrays.fill(sizes, 1);
+            List<Integer> train = IntStream.range(0, EXAMPLES).boxed().toList();
+            MultiTaskTrainer.Settings s = new MultiTaskTrainer.Settings(0.05, 100.0, 1, 100, 8, 3, 0.5, 2, false,
+                    decay);
+            new MultiTaskTrainer<List<Integer>>(Djl.engine(), s).train(recording, labels(x), sizes, train, train,
+                    e -> { }, n -> { });
+            assertEquals(EXAMPLES / 8, steps.size(), "one step per batch of 8");
+            float[] average = {1f, 1f};
+            for (float[] step : steps) {
+                for (int k = 0; k < 2; k++) {
+                    average[k] = decay * average[k] + (1 - decay) * step[k];
+                }
+            }
+            float[] kept = w.toFloatArray();
+            float[] last = steps.get(steps.size() - 1);
+            assertEquals(average[0], kept[0], 0f, "the averaged weights are kept, not the last step's");
+            assertEquals(average[1], kept[1], 0f);
+            assertTrue(Math.abs(kept[0] - last[0]) > 1e-3, "and they differ from the last step's: " + kept[0]
+                    + " vs " + last[0]);
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> new MultiTaskTrainer.Settings(0.05, 100.0, 1, 100, 8, 3, 0.5, 2, false, 1.0));
     }
 }
