@@ -35,7 +35,8 @@ public final class IsaSupport {
         if (known.isEmpty()) {
             return Optional.empty();
         }
-        for (Instruction i : block.instructions()) {
+        for (int k = 0, n = block.size(); k < n; k++) { // indexed: asked per block, and C1 allocates iterators
+            Instruction i = block.instruction(k);
             if (!runs(i, known)) {
                 return Optional.of(i.form() + " (" + i.decoding().isaExtension() + ", at byte " + i.offset()
                         + ") is not an instruction of " + cpu.llvmName() + " (" + cpu.descriptor().description() + ")");

@@ -332,7 +332,8 @@ final class BhiveMemory {
             boolean visible = false;
             boolean load = false;
             boolean store = false;
-            for (Operand op : insn.operands()) {
+            for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+                Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
                 if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
                         && (r.action().write() || r.action().conditionalWrite()) && slot(r.register()) >= 0) {
                     w[count++] = slot(r.register());
@@ -366,7 +367,8 @@ final class BhiveMemory {
             if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d) || slot(d.register()) < 0) {
                 return new Step(writes, -1, null, false, access, visible, load, store); // another shape: unknown
             }
-            for (Operand op : insn.operands()) { // it must write nothing else we track
+            for (int oi = 0, on = insn.operands().size(); oi < on; oi++) { // it must write nothing else we track
+                Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
                 if (op != d && op instanceof Operand.RegisterOperand r
                         && r.register().registerClass() != RegisterClass.FLAGS
                         && (r.action().write() || r.action().conditionalWrite())) {

@@ -221,7 +221,8 @@ class BlockFacts {
         }
         boolean memory = false;
         boolean immediate = false;
-        for (dev.basalt.decoder.Operand op : first.visibleOperands()) {
+        for (int oi = 0, on = first.visibleOperands().size(); oi < on; oi++) {
+            dev.basalt.decoder.Operand op = first.visibleOperands().get(oi); // indexed: C1 allocates an iterator per loop
             memory |= op instanceof dev.basalt.decoder.Operand.MemoryOperand;
             immediate |= op instanceof dev.basalt.decoder.Operand.ImmediateOperand;
         }

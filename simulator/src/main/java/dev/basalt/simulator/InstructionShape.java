@@ -75,7 +75,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
 
     /** Whether the instruction writes {@code rsp} as an operand (not through the stack engine). */
     static boolean writesStackPointer(Instruction insn) {
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.RegisterOperand r && r.register().enclosingName().equals("rsp")
                     && (r.action().write() || r.action().conditionalWrite())) {
                 return true;
@@ -85,7 +86,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     }
 
     static boolean usesStackPointer(Instruction insn) {
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.RegisterOperand r && r.register().enclosingName().equals("rsp")) {
                 return true;
             }
@@ -106,7 +108,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         if (!insn.mnemonic().equals("lea")) {
             return false;
         }
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.AddressOperand a) {
                 return a.base().isPresent() && a.index().isPresent() && a.displacement() != 0;
             }
@@ -117,7 +120,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     /** Memory operands the instruction reads (a read-modify-write operand counts once). */
     static int loads(Instruction insn) {
         int loads = 0;
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.MemoryOperand m && m.action().readsOldValue()) {
                 loads++;
             }
@@ -133,7 +137,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
 
     /** Whether the instruction writes memory. */
     static boolean stores(Instruction insn) {
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.MemoryOperand m && (m.action().write() || m.action().conditionalWrite())) {
                 return true;
             }
@@ -148,7 +153,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     static int fusions(Instruction insn, int unfused) {
         boolean reads = false;
         boolean writes = false;
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.MemoryOperand m) {
                 reads |= m.action().readsOldValue();
                 writes |= m.action().write() || m.action().conditionalWrite();
@@ -167,7 +173,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     /** Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}). */
     static boolean unlaminated(Instruction insn, CoreParams.Unlamination rule) {
         Operand.MemoryOperand memory = null;
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.MemoryOperand m) {
                 memory = m;
             }
@@ -216,7 +223,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         if (!operandSize) {
             return false;
         }
-        for (Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof Operand.ImmediateOperand imm && imm.sizeBits() == 16 && !imm.relative()) {
                 return true;
             }

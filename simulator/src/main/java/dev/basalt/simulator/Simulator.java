@@ -63,6 +63,7 @@ public final class Simulator {
         this.falseOutput = params.core().falseOutputDependencies().stream()
                 .map(m -> m.toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
         this.portCount = params.ports().size();
+        this.portSetNames = new String[portCount <= 14 ? 1 << portCount : 0];
         // Hash maps for lookups (the table's own maps are sorted, for readable JSON) and port demands
         // precomputed for every row, so that a run does no string work beyond one lookup per instruction.
         this.forms = new java.util.HashMap<>(params.forms());
@@ -279,7 +280,8 @@ public final class Simulator {
         if (!m.startsWith("j") && !m.startsWith("loop")) {
             return false;
         }
-        for (dev.basalt.decoder.Operand op : last.operands()) {
+        for (int oi = 0, on = last.operands().size(); oi < on; oi++) {
+            dev.basalt.decoder.Operand op = last.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof dev.basalt.decoder.Operand.ImmediateOperand imm && imm.relative()) {
                 return true;
             }
@@ -293,7 +295,8 @@ public final class Simulator {
             return false;
         }
         Instruction last = block.instruction(block.size() - 1);
-        for (dev.basalt.decoder.Operand op : last.operands()) {
+        for (int oi = 0, on = last.operands().size(); oi < on; oi++) {
+            dev.basalt.decoder.Operand op = last.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof dev.basalt.decoder.Operand.ImmediateOperand imm && imm.relative()) {
                 return last.offset() + last.length() + imm.value() == 0;
             }
@@ -687,7 +690,8 @@ public final class Simulator {
 
     /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
     private static boolean readsAsAddress(Instruction insn, String name) {
-        for (dev.basalt.decoder.Operand op : insn.operands()) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            dev.basalt.decoder.Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
             if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m
                     && (m.base().enclosingName().equals(name) || m.index().enclosingName().equals(name))) {
                 return true;
@@ -861,20 +865,32 @@ public final class Simulator {
      * ({@code 0156}), else joined by commas ({@code 0,DIV}); empty for none. Kept per mask (at most 2^ports).
      */
     String portSetName(int mask) {
-        return portSetNames.computeIfAbsent(mask, m -> {
-            StringBuilder name = new StringBuilder();
-            for (int port = 0; port < portCount; port++) {
-                if ((m & (1 << port)) != 0) {
-                    String s = params.ports().get(port);
-                    name.append(name.length() > 0 && (s.length() > 1 || !Character.isDigit(
-                            name.charAt(name.length() - 1))) ? "," : "").append(s);
-                }
+        if (mask >= 0 && mask < portSetNames.length) {
+            // Racing threads store equal strings; a String is safe to publish without a lock.
+            String name = portSetNames[mask];
+            if (name == null) {
+                name = buildPortSetName(mask);
+                portSetNames[mask] = name;
             }
-            return name.toString();
-        });
+            return name;
+        }
+        return buildPortSetName(mask);
     }
 
-    private final Map<Integer, String> portSetNames = new java.util.concurrent.ConcurrentHashMap<>();
+    private String buildPortSetName(int mask) {
+        StringBuilder name = new StringBuilder();
+        for (int port = 0; port < portCount; port++) {
+            if ((mask & (1 << port)) != 0) {
+                String s = params.ports().get(port);
+                name.append(name.length() > 0 && (s.length() > 1 || !Character.isDigit(
+                        name.charAt(name.length() - 1))) ? "," : "").append(s);
+            }
+        }
+        return name.toString();
+    }
+
+    // Names by mask, made on first use (the bounds name their binding set per block).
+    private final String[] portSetNames;
 
     /** The member ports of port group {@code group} as a bit mask (bit p: port p). */
     int groupMask(int group) {
