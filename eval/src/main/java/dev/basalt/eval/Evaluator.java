@@ -237,8 +237,11 @@ public final class Evaluator {
                     Arrays.fill(p, Double.NaN);
                     // One batch first, untimed: blocks/s measures predicting, not the JIT compiling the estimator.
                     e.predictEach(bbs.subList(0, Math.min(WARM_UP, bbs.size())), cpu);
-                    long t0 = System.nanoTime();
+                    // And a collected heap: otherwise an estimator pays for collecting the garbage the one before
+                    // it made (the simulator leaves ~100 MB a CPU, more than a whole pass of the bounds makes).
+                    System.gc();
                     listener.phase(cpu + " " + m, bbs.size());
+                    long t0 = System.nanoTime();
                     List<List<Interval>> iv = new ArrayList<>(java.util.Collections.nCopies(bbs.size(), null));
                     predict(e, cpu, bbs, p, iv, listener);
                     double seconds = (System.nanoTime() - t0) / 1e9;

@@ -45,15 +45,17 @@ final class BhiveMemory {
             return List.of(); // no store→load pair to place: skip the runs of the block
         }
         int n = prog.n;
-        Values before = prog.values();
+        long[] at = prog.addresses();
         long[] address = new long[n];
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
         boolean[] stores = new boolean[n];
         for (int i = 0; i < n; i++) {
             address[i] = -1;
-            for (Access m : prog.steps[i].access()) {
-                long a = m.hidden ? UNKNOWN : m.address(before, i);
+            Access[] access = prog.steps[i].access();
+            for (int k = 0; k < access.length; k++) {
+                Access m = access[k];
+                long a = m.hidden ? UNKNOWN : at[prog.firstAccess[i] + k];
                 if (a != UNKNOWN) {
                     address[i] = a & 4095;
                     size[i] = m.bytes;
@@ -84,15 +86,17 @@ final class BhiveMemory {
      * otherwise (no load, several, or an address that changes between iterations).
      */
     static int[] loadOffsets(Program prog) {
-        Values before = prog.values();
+        long[] at = prog.addresses();
         int[] out = new int[prog.n];
         for (int i = 0; i < out.length; i++) {
             out[i] = -1;
             int loads = 0;
-            for (Access m : prog.steps[i].access()) {
+            Access[] access = prog.steps[i].access();
+            for (int k = 0; k < access.length; k++) {
+                Access m = access[k];
                 if (m.load) {
                     loads++;
-                    long a = m.hidden ? UNKNOWN : m.address(before, i);
+                    long a = m.hidden ? UNKNOWN : at[prog.firstAccess[i] + k];
                     out[i] = a == UNKNOWN || loads > 1 ? -1 : (int) (a & 4095);
                 }
             }
@@ -101,33 +105,50 @@ final class BhiveMemory {
     }
 
     /**
-     * The registers holding a known value before each instruction, the same in every iteration after the first.
-     * The block runs three times from the harness's registers, following what it computes: a move of a known
-     * register or an immediate, an {@code lea} of known registers, a zero idiom, a 4- or 8-byte load from a known
-     * address no store of the block writes (the page's filling), a {@code pop} when nothing is pushed (the stack
-     * stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other write makes a register unknown,
-     * and so does a value that differs between the second and third runs (an {@code add rdi, 8}). Which loads a
-     * store overlaps depends on the values, so the runs repeat until the stores' addresses settle.
+     * The address of every memory operand of the block ({@link Program#firstAccess} numbers them), or
+     * {@link #UNKNOWN}, from the registers holding a known value before its instruction, the same in every
+     * iteration after the first. The block runs three times from the harness's registers, following what it
+     * computes: a move of a known register or an immediate, an {@code lea} of known registers, a zero idiom, a 4-
+     * or 8-byte load from a known address no store of the block writes (the page's filling), a {@code pop} when
+     * nothing is pushed (the stack stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other
+     * write makes a register unknown, and so does a value that differs between the second and third runs (an
+     * {@code add rdi, 8}). Which loads a store overlaps depends on the values, so the runs repeat until the stores'
+     * addresses settle. Only the operands' base and index registers are kept from the runs: an address is all
+     * anything asks of them.
      */
-    private static Values valuesBefore(Program prog) {
+    private static long[] addressesOf(Program prog) {
         int n = prog.n;
-        Values none = new Values(new int[n], new long[n * 16]);
-        if (!prog.memory) { // nothing to place: no values needed
-            return none;
+        int accesses = prog.firstAccess[n];
+        long[] address = new long[accesses];
+        java.util.Arrays.fill(address, UNKNOWN);
+        if (!prog.memory) { // nothing to place: no address needed
+            return address;
         }
+        boolean loadsFollowed = false;
+        for (int i = 0; i < n; i++) {
+            loadsFollowed |= prog.follow(i) instanceof Load;
+        }
+        // The second run's base and index values at each operand (UNKNOWN: not known), to compare with the third's.
+        long[] secondBase = new long[accesses];
+        long[] secondIndex = new long[accesses];
         long[] stored = new long[0]; // {page offset, bytes} pairs of the stores at known addresses
-        Values result = none;
+        long[] value = new long[16];
         for (int round = 0; round < 4; round++) {
-            Values second = new Values(new int[n], new long[n * 16]);
-            Values third = new Values(new int[n], new long[n * 16]);
-            long[] value = new long[16];
             int known = harness(value);
             for (int run = 0; run < 3; run++) {
-                Values points = run == 1 ? second : run == 2 ? third : null;
                 for (int i = 0; i < n; i++) {
-                    if (points != null) {
-                        points.known[i] = known;
-                        System.arraycopy(value, 0, points.value, 16 * i, 16);
+                    Access[] access = prog.steps[i].access();
+                    for (int k = 0, a = prog.firstAccess[i]; run > 0 && k < access.length; k++, a++) {
+                        long base = register(access[k].base, value, known);
+                        long index = register(access[k].index, value, known);
+                        if (run == 1) {
+                            secondBase[a] = base;
+                            secondIndex[a] = index;
+                        } else {
+                            // Known in both runs with the same value, or not known.
+                            address[a] = access[k].address(base == secondBase[a] ? base : UNKNOWN,
+                                    index == secondIndex[a] ? index : UNKNOWN);
+                        }
                     }
                     int[] writes = prog.steps[i].writes();
                     if (writes.length == 0) {
@@ -146,28 +167,21 @@ final class BhiveMemory {
                     }
                 }
             }
-            for (int i = 0; i < n; i++) {
-                for (int k = 0; k < 16; k++) {
-                    if ((second.known[i] & (1 << k)) == 0 || second.value[16 * i + k] != third.value[16 * i + k]) {
-                        third.known[i] &= ~(1 << k);
-                    }
-                }
-            }
-            result = third;
-            boolean loadsFollowed = false;
-            for (int i = 0; i < n; i++) {
-                loadsFollowed |= prog.follow(i) instanceof Load;
-            }
             if (!loadsFollowed) {
                 break; // the stores' addresses change nothing the runs follow
             }
-            long[] stores = storeRanges(prog, third);
+            long[] stores = storeRanges(prog, address);
             if (java.util.Arrays.equals(stores, stored)) {
                 break;
             }
             stored = stores;
         }
-        return result;
+        return address;
+    }
+
+    /** A base or index slot's value: 0 when absent (-1), {@link #UNKNOWN} when not followed (-2) or not known. */
+    private static long register(int slot, long[] value, int known) {
+        return slot == -1 ? 0 : slot < 0 || (known & (1 << slot)) == 0 ? UNKNOWN : value[slot];
     }
 
     /** The registers as the harness leaves them (all {@link #INIT}, {@code rsp} and {@code rbp} in the page): the mask. */
@@ -210,10 +224,6 @@ final class BhiveMemory {
         };
     }
 
-    /** Known values of the 16 general-purpose registers before each instruction i: masks, and values at 16 i. */
-    record Values(int[] known, long[] value) {
-    }
-
     /**
      * A memory operand, compiled: segment usable (ds, ss, es), displacement, base and index slots (-1: absent,
      * -2: a register not followed, such as rip), whether they are 32-bit, scale, bytes, and its use.
@@ -235,36 +245,23 @@ final class BhiveMemory {
 
         /** Its address given registers {@code known} with {@code value}, or {@link #UNKNOWN}. */
         long address(long[] value, int known) {
-            return address(value, 0, known);
+            return address(register(base, value, known), register(index, value, known));
         }
 
-        /** Its address given registers {@code known} with values {@code value[at..at + 16)}, or {@link #UNKNOWN}. */
-        long address(long[] value, int at, int known) {
-            if (!segment) {
+        /**
+         * Its address given its base's and index's values ({@link #register}: 0 when absent, {@link #UNKNOWN} when
+         * not known), or {@link #UNKNOWN}.
+         */
+        long address(long baseValue, long indexValue) {
+            if (!segment || baseValue == UNKNOWN || indexValue == UNKNOWN) {
                 return UNKNOWN;
             }
-            long a = displacement;
-            if (base != -1) {
-                if (base < 0 || (known & (1 << base)) == 0) {
-                    return UNKNOWN;
-                }
-                a += base32 ? value[at + base] & 0xffffffffL : value[at + base];
-            }
-            if (index != -1) {
-                if (index < 0 || (known & (1 << index)) == 0) {
-                    return UNKNOWN;
-                }
-                a += (index32 ? value[at + index] & 0xffffffffL : value[at + index]) * scale;
-            }
-            return a;
-        }
-
-        long address(Values before, int i) {
-            return address(before.value, 16 * i, before.known[i]);
+            return displacement + (base32 ? baseValue & 0xffffffffL : baseValue)
+                    + (index32 ? indexValue & 0xffffffffL : indexValue) * scale;
         }
     }
 
-    /** How a followed instruction computes the value it writes ({@link #valuesBefore}). */
+    /** How a followed instruction computes the value it writes ({@link #addressesOf}). */
     sealed interface Follow {
         /** The value written given the registers before, or {@link #UNKNOWN}. */
         long value(long[] value, int known, long[] stored);
@@ -406,14 +403,16 @@ final class BhiveMemory {
         final Step[] steps;
         final boolean memory; // whether any memory operand is visible
         final boolean pushes;
-        private Values values; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
+        /** Where instruction i's memory operands start in the numbering of all the block's (n + 1 entries). */
+        final int[] firstAccess;
+        private long[] addresses; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
 
-        /** The values before each instruction ({@link #valuesBefore}), computed on first use. Not thread-safe. */
-        Values values() {
-            if (values == null) {
-                values = valuesBefore(this);
+        /** Every memory operand's address ({@link #addressesOf}), computed on first use. Not thread-safe. */
+        long[] addresses() {
+            if (addresses == null) {
+                addresses = addressesOf(this);
             }
-            return values;
+            return addresses;
         }
 
         Program(BasicBlock block, Step[] steps) {
@@ -426,6 +425,10 @@ final class BhiveMemory {
                 anyPop |= step.popFill();
             }
             this.memory = anyMemory;
+            this.firstAccess = new int[n + 1];
+            for (int i = 0; i < n; i++) {
+                firstAccess[i + 1] = firstAccess[i] + steps[i].access().length;
+            }
             boolean pushing = false;
             for (int i = 0; i < n && anyPop && !pushing; i++) { // only a pop needs to know
                 String m = block.instruction(i).mnemonic();
@@ -448,13 +451,15 @@ final class BhiveMemory {
         }
     }
 
-    /** {page offset, bytes} of every store of the block at a known address, given the values before each. */
-    private static long[] storeRanges(Program prog, Values before) {
+    /** {page offset, bytes} of every store of the block at a known address, given every operand's address. */
+    private static long[] storeRanges(Program prog, long[] address) {
         long[] out = new long[8];
         int count = 0;
         for (int i = 0; i < prog.n; i++) {
-            for (Access m : prog.steps[i].access()) {
-                long a = m.store ? m.address(before, i) : UNKNOWN;
+            Access[] access = prog.steps[i].access();
+            for (int k = 0; k < access.length; k++) {
+                Access m = access[k];
+                long a = m.store ? address[prog.firstAccess[i] + k] : UNKNOWN;
                 if (a != UNKNOWN) {
                     if (count + 2 > out.length) {
                         out = java.util.Arrays.copyOf(out, out.length * 2);

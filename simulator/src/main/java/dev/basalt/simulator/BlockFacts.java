@@ -145,13 +145,12 @@ class BlockFacts {
             addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
             widest = Math.max(widest, demand[i].length);
-            String mnemonic = insn.mnemonic();
-            fence[i] = options.secondGeneration() && (mnemonic.equals("lfence") || mnemonic.equals("mfence")
-                    || mnemonic.equals("cpuid"));
-            storeFence[i] = options.secondGeneration() && mnemonic.equals("sfence");
+            fence[i] = options.secondGeneration() && (f.fence() == EncodingFacts.LOAD_FENCE
+                    || f.fence() == EncodingFacts.MFENCE);
+            storeFence[i] = options.secondGeneration() && f.fence() == EncodingFacts.STORE_FENCE;
             storing[i] = options.secondGeneration() && f.stores();
             if (core.lockCycles() > 0) {
-                locked[i] = f.locked() || mnemonic.equals("mfence");
+                locked[i] = f.locked() || f.fence() == EncodingFacts.MFENCE;
                 memoryAccess[i] = f.loads() > 0 || f.stores();
                 if (locked[i]) {
                     latency[i] = Math.max(latency[i], core.lockCycles());

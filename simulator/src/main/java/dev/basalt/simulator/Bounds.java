@@ -11,29 +11,29 @@ import java.util.Objects;
  * ({@link BlockFacts}: lengths, fused and unfused micro-ops, ports, latencies, sources), so with the
  * same mechanisms on the machine can never run faster than any of them.
  *
- * @param predecoder cycles per iteration of the predecoder over the block laid out from an aligned address until
- *                   the layout repeats (0 without a front end)
- * @param decoders   cycles per iteration of the decoders' groups (and the microcode sequencer) until they repeat
- * @param delivery   a loop's micro-ops from the micro-op cache or the loop stream detector ({@code source}): per
- *                   iteration, its fused micro-ops ÷ the source's width, rounded up since the taken jump ends a
- *                   cycle's delivery (0 for straight-line code and loops the legacy decoders feed, whose
- *                   predecoder and decoders bounds apply instead)
- * @param source     where the micro-ops come from
- * @param issue      fused micro-ops at the renamer per iteration ÷ the issue width
- * @param ports      the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P
- * @param portSet    the ports of that P ("0156", or a divider's name)
- * @param latency    the maximum cycle ratio of the dependency graph: along a cycle of dependencies, latency ÷
- *                   iterations spanned
- * @param critical   the instructions on that cycle, in block order
- * @param winner     the largest bound (ties: latency, ports, issue, decoders, predecoder — the more specific)
- * @param shares     per bound ({@link Kind#ordinal()}) and instruction, the instruction's part of that bound in
- *                   cycles per iteration (each row adds up to the bound): its bytes of the predecoder's windows,
- *                   its micro-ops at the decoders and the renamer, its micro-ops in the binding port set, an
- *                   equal part of the critical cycle
+ * <p>What it holds (each an accessor of the same name):
+ * <ul>
+ * <li>{@code predecoder}: cycles per iteration of the predecoder over the block laid out from an aligned address
+ *     until the layout repeats (0 without a front end);
+ * <li>{@code decoders}: cycles per iteration of the decoders' groups (and the microcode sequencer) until they
+ *     repeat;
+ * <li>{@code delivery}: a loop's micro-ops from the micro-op cache or the loop stream detector ({@code source}): per
+ *     iteration, its fused micro-ops ÷ the source's width, rounded up since the taken jump ends a cycle's delivery
+ *     (0 for straight-line code and loops the legacy decoders feed, whose predecoder and decoders bounds apply
+ *     instead); {@code source}: where the micro-ops come from;
+ * <li>{@code issue}: fused micro-ops at the renamer per iteration ÷ the issue width;
+ * <li>{@code ports}: the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P; {@code portSet}:
+ *     the ports of that P ("0156", or a divider's name);
+ * <li>{@code latency}: the maximum cycle ratio of the dependency graph: along a cycle of dependencies, latency ÷
+ *     iterations spanned; {@code critical}: the instructions on that cycle, in block order;
+ * <li>{@code winner}: the largest bound (ties: latency, ports, issue, decoders, predecoder — the more specific);
+ * <li>{@code shares}: per bound ({@link Kind#ordinal()}) and instruction, the instruction's part of that bound in
+ *     cycles per iteration (each row adds up to the bound): its bytes of the predecoder's windows, its micro-ops at
+ *     the decoders and the renamer, its micro-ops in the binding port set, an equal part of the critical cycle.
+ *     Computed on first use: a prediction needs only the winner's row ({@link #contributions()}).
+ * </ul>
  */
-public record Bounds(double predecoder, double decoders, double delivery, Simulator.UopSource source, double issue,
-                     double ports, String portSet, double latency, List<Integer> critical, Kind winner,
-                     double[][] shares) {
+public final class Bounds {
 
     /** The bounds, each a mechanism that can limit a block. */
     public enum Kind {
@@ -42,21 +42,151 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
 
     private static final Kind[] KINDS = Kind.values();
 
-    public Bounds {
-        Objects.requireNonNull(portSet, "portSet");
-        Objects.requireNonNull(winner, "winner");
-        critical = List.copyOf(critical);
-        Objects.requireNonNull(shares, "shares");
+    private final double predecoder;
+    private final double decoders;
+    private final double delivery;
+    private final Simulator.UopSource source;
+    private final double issue;
+    private final double ports;
+    private final String portSet;
+    private final double latency;
+    private final List<Integer> critical;
+    private final Kind winner;
+    private final BlockFacts facts; // what the shares are computed from
+    private final int portMask; // the ports of portSet
+    private volatile double[][] shares; // on first use (a fully built array, so publishing it is safe)
+
+    private Bounds(double predecoder, double decoders, double delivery, Simulator.UopSource source, double issue,
+                   double ports, String portSet, double latency, List<Integer> critical, Kind winner,
+                   BlockFacts facts, int portMask) {
+        this.predecoder = predecoder;
+        this.decoders = decoders;
+        this.delivery = delivery;
+        this.source = Objects.requireNonNull(source, "source");
+        this.issue = issue;
+        this.ports = ports;
+        this.portSet = Objects.requireNonNull(portSet, "portSet");
+        this.latency = latency;
+        this.critical = List.copyOf(critical);
+        this.winner = Objects.requireNonNull(winner, "winner");
+        this.facts = facts;
+        this.portMask = portMask;
+    }
+
+    public double predecoder() {
+        return predecoder;
+    }
+
+    public double decoders() {
+        return decoders;
+    }
+
+    public double delivery() {
+        return delivery;
+    }
+
+    public Simulator.UopSource source() {
+        return source;
+    }
+
+    public double issue() {
+        return issue;
+    }
+
+    public double ports() {
+        return ports;
+    }
+
+    public String portSet() {
+        return portSet;
+    }
+
+    public double latency() {
+        return latency;
+    }
+
+    public List<Integer> critical() {
+        return critical;
+    }
+
+    public Kind winner() {
+        return winner;
+    }
+
+    /** Per bound ({@link Kind#ordinal()}) and instruction, its part of the bound (a copy). */
+    public double[][] shares() {
+        double[][] all = allShares();
+        double[][] copy = new double[all.length][];
+        for (int k = 0; k < all.length; k++) {
+            copy[k] = all[k].clone();
+        }
+        return copy;
+    }
+
+    private double[][] allShares() {
+        double[][] all = shares;
+        if (all == null) {
+            all = new double[KINDS.length][];
+            for (Kind k : KINDS) {
+                all[k.ordinal()] = row(k);
+            }
+            shares = all;
+        }
+        return all;
     }
 
     /** Instruction {@code i}'s part of bound {@code kind}, in cycles per iteration. */
     public double share(Kind kind, int i) {
-        return shares[kind.ordinal()][i];
+        return allShares()[kind.ordinal()][i];
     }
 
     /** Each instruction's part of the winning bound: the instructions behind the prediction. */
     public double[] contributions() {
-        return shares[winner.ordinal()].clone();
+        double[][] all = shares;
+        return all != null ? all[winner.ordinal()].clone() : row(winner);
+    }
+
+    /** One bound's shares: each instruction's raw part, scaled to add up to the bound. */
+    private double[] row(Kind kind) {
+        BlockFacts p = facts;
+        double[] row = new double[p.n];
+        switch (kind) {
+            case PREDECODER -> {
+                for (int i = 0; i < p.n; i++) {
+                    row[i] = p.shape[i].length();
+                }
+            }
+            case DECODERS, DELIVERY -> {
+                for (int i = 0; i < p.n; i++) {
+                    row[i] = p.shape[i].decodeUops();
+                }
+            }
+            case ISSUE -> {
+                for (int i = 0; i < p.n; i++) {
+                    row[i] = p.issueSlots[i];
+                }
+            }
+            case PORTS -> portShares(p, portMask, row);
+            case LATENCY -> {
+                for (int i : critical) {
+                    row[i] = 1;
+                }
+            }
+        }
+        double value = value(kind);
+        double sum = 0;
+        for (double v : row) {
+            sum += v;
+        }
+        for (int i = 0; i < row.length; i++) {
+            row[i] = sum > 0 ? row[i] * value / sum : 0;
+        }
+        return row;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
     }
 
     /** The prediction: the largest bound, in cycles per iteration. */
@@ -109,39 +239,16 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
             uops += p.issueSlots[i];
         }
         double issue = uops / p.core.issueWidth();
-        String[] set = new String[1];
-        double[] portShare = new double[p.n];
-        double ports = ports(p, set, portShare);
+        int[] set = new int[1];
+        double ports = ports(p, set);
         List<Integer> critical = new ArrayList<>();
         double latency = latency(p, critical);
         double top = Math.max(Math.max(Math.max(predecoder, decoders), delivery),
                 Math.max(issue, Math.max(ports, latency)));
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
                 : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
-        double[][] shares = new double[KINDS.length][p.n];
-        for (int i = 0; i < p.n; i++) {
-            shares[Kind.PREDECODER.ordinal()][i] = p.shape[i].length();
-            shares[Kind.DECODERS.ordinal()][i] = p.shape[i].decodeUops();
-            shares[Kind.DELIVERY.ordinal()][i] = p.shape[i].decodeUops();
-            shares[Kind.ISSUE.ordinal()][i] = p.issueSlots[i];
-            shares[Kind.PORTS.ordinal()][i] = portShare[i];
-        }
-        for (int i : critical) {
-            shares[Kind.LATENCY.ordinal()][i] = 1;
-        }
-        double[] values = {predecoder, decoders, delivery, issue, ports, latency};
-        for (Kind k : KINDS) { // scale each row to add up to its bound
-            double[] row = shares[k.ordinal()];
-            double sum = 0;
-            for (double v : row) {
-                sum += v;
-            }
-            for (int i = 0; i < row.length; i++) {
-                row[i] = sum > 0 ? row[i] * values[k.ordinal()] / sum : 0;
-            }
-        }
-        return new Bounds(predecoder, decoders, delivery, p.source, issue, ports, set[0], latency, critical, winner,
-                shares);
+        return new Bounds(predecoder, decoders, delivery, p.source, issue, ports,
+                p.simulator.portSetName(set[0]), latency, critical, winner, p, set[0]);
     }
 
     /**
@@ -265,15 +372,11 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
      * The port bound, exact for an ideal scheduler: over every set P of ports, the micro-ops that can only use
      * ports of P need (their count) ÷ |P| cycles; a divider's busy cycles count on the divider alone.
      */
-    private static double ports(BlockFacts p, String[] setName, double[] share) {
+    private static double ports(BlockFacts p, int[] bestSetOut) {
         int entries = 0;
         for (int[] d : p.demand) {
             entries += d.length;
         }
-        int[] uopInstruction = new int[entries]; // per micro-op (a divider: its busy cycles): instruction, ports
-        int[] uopMask = new int[entries];
-        double[] uopAmount = new double[entries];
-        int uops = 0;
         int[] masks = new int[entries]; // the distinct port sets, in order of first use, and their micro-ops
         double[] amounts = new double[entries];
         int k = 0;
@@ -292,9 +395,6 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
                     mask = p.simulator.groupMask(d[e]);
                     amount = 1;
                 }
-                uopInstruction[uops] = i;
-                uopMask[uops] = mask;
-                uopAmount[uops++] = amount;
                 int q = 0;
                 while (q < k && masks[q] != mask) {
                     q++;
@@ -313,18 +413,28 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
             union |= masks[q];
         }
         boolean unions = k <= Integer.bitCount(union);
+        double total = 0;
+        for (int q = 0; q < k; q++) {
+            total += amounts[q];
+        }
+        // In union mode, the union of choice's sets: that of choice less its lowest member, and that member's.
+        int[] unionOf = unions ? new int[1 << k] : null;
         double best = 0;
         int bestSet = 0;
         int next = union;
         for (int choice = 1; unions ? choice < 1 << k : next != 0; choice++) {
-            int set = 0;
+            int set;
             if (unions) {
-                for (int q = 0; q < k; q++) {
-                    set |= (choice & (1 << q)) != 0 ? masks[q] : 0;
-                }
+                set = unionOf[choice & (choice - 1)] | masks[Integer.numberOfTrailingZeros(choice)];
+                unionOf[choice] = set;
             } else {
                 set = next;
                 next = (next - 1) & union;
+            }
+            int size = Integer.bitCount(set);
+            if (total / size < best) {
+                continue; // even every micro-op on these ports would not reach the best (a partial sum of
+                          // non-negative terms never exceeds the whole sum, in floating point too)
             }
             double load = 0;
             for (int q = 0; q < k; q++) {
@@ -332,19 +442,38 @@ public record Bounds(double predecoder, double decoders, double delivery, Simula
                     load += amounts[q];
                 }
             }
-            double bound = load / Integer.bitCount(set);
+            double bound = load / size;
             if (bound > best || bound == best && bound > 0 && Integer.bitCount(set) < Integer.bitCount(bestSet)) {
                 best = bound;
                 bestSet = set;
             }
         }
-        setName[0] = p.simulator.portSetName(bestSet);
-        for (int u = 0; u < uops && bestSet != 0; u++) {
-            if ((uopMask[u] & ~bestSet) == 0) {
-                share[uopInstruction[u]] += uopAmount[u];
+        bestSetOut[0] = bestSet;
+        return best;
+    }
+
+    /** Each instruction's micro-ops (a divider: its busy cycles) whose ports all lie in {@code bestSet}, into share. */
+    private static void portShares(BlockFacts p, int bestSet, double[] share) {
+        for (int i = 0; i < p.n && bestSet != 0; i++) {
+            if (p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0) {
+                continue;
+            }
+            int[] d = p.demand[i];
+            for (int e = 0; e < d.length; e++) {
+                int mask;
+                double amount;
+                if (d[e] < 0) {
+                    mask = 1 << (-d[e] - 1);
+                    amount = d[++e];
+                } else {
+                    mask = p.simulator.groupMask(d[e]);
+                    amount = 1;
+                }
+                if ((mask & ~bestSet) == 0) {
+                    share[i] += amount;
+                }
             }
         }
-        return best;
     }
 
     /**

@@ -29,7 +29,8 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
             throw new IllegalArgumentException("bounds are those of the second machine: " + options);
         }
         this.name = name;
-        tables.forEach((m, p) -> simulators.put(m, new Simulator(p)));
+        EncodingFacts.Cache encodings = new EncodingFacts.Cache(); // what the bytes say: the same on every CPU
+        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings)));
         this.options = options;
     }
 
@@ -100,7 +101,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     private Prediction run(BasicBlock block, Microarchitecture uarch) {
         BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
         Bounds b = Bounds.of(facts);
-        double[] shares = b.shares()[b.winner().ordinal()];
+        double[] shares = b.contributions();
         Double[] contributions = new Double[shares.length];
         for (int i = 0; i < shares.length; i++) {
             contributions[i] = shares[i];

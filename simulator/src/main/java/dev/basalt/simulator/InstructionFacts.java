@@ -27,28 +27,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param writesStackPointer whether it writes rsp as an operand
  * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
  * @param unmodelled         why no estimator prices it ({@link dev.basalt.core.UnmodelledInstructions}), or null
+ * @param fence              which fence it is ({@link EncodingFacts#LOAD_FENCE}, ...), or 0
  */
 record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
                         boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
-                        String unmodelled) {
+                        String unmodelled, int fence) {
 
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
+        return of(simulator, insn, options, simulator.facts().encodings().get(insn));
+    }
+
+    /** The facts of {@code insn}, whose encoding's are {@code e}: what the simulator's table adds to them. */
+    static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options, EncodingFacts e) {
         Simulator.Resolved r = simulator.resolve(insn.form());
-        boolean stackOp = Simulator.isStackOp(insn);
-        int[] ops = simulator.microOps(insn, r.row(), stackOp, options);
-        InstructionShape shape = InstructionShape.of(insn, r.row(), Math.max(1, Simulator.portMicroOps(ops)),
+        int[] ops = simulator.microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
+        InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, Simulator.portMicroOps(ops)),
                 simulator.params().core(), options.microFusion(), options.moveElimination());
-        return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(),
-                InstructionShape.slowLea(insn), InstructionShape.loads(insn), InstructionShape.stores(insn),
-                InstructionShape.locked(insn), stackOp, InstructionShape.usesStackPointer(insn),
-                InstructionShape.writesStackPointer(insn), BhiveMemory.Step.of(insn),
-                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null));
+        return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
+                e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
+                e.unmodelled(), e.fence());
     }
 
     /**
-     * A simulator's facts by decoding, one map per combination of the switches they depend on. Bounded: past
-     * {@link #LIMIT} decodings (by default) a map starts again (facts are recomputed, never different), so a bulk job over
+     * A simulator's facts by decoding, one map per combination of the switches they depend on, over the encodings'
+     * facts it may share with other simulators ({@link EncodingFacts.Cache}). Bounded: past {@link #LIMIT}
+     * decodings (by default) a map starts again (facts are recomputed, never different), so a bulk job over
      * millions of blocks holds no more than a few megabytes.
      */
     static final class Cache {
@@ -56,6 +60,7 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         @SuppressWarnings("unchecked")
         private final Map<Decoding, InstructionFacts>[] bySwitches = new Map[8];
         private final int limit;
+        private final EncodingFacts.Cache encodings;
 
         Cache() {
             this(LIMIT);
@@ -63,10 +68,26 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
 
         /** A cache of at most {@code limit} decodings per combination of switches. */
         Cache(int limit) {
+            this(limit, new EncodingFacts.Cache(limit));
+        }
+
+        /** A cache over {@code encodings}, which other simulators' caches may share. */
+        Cache(EncodingFacts.Cache encodings) {
+            this(LIMIT, encodings);
+        }
+
+        private Cache(int limit, EncodingFacts.Cache encodings) {
             this.limit = limit;
+            this.encodings = encodings;
             for (int k = 0; k < bySwitches.length; k++) {
-                bySwitches[k] = new ConcurrentHashMap<>();
+                // Sized for a data set's worth of encodings (BHive's 10,000 blocks hold 21,111), so that filling
+                // it does not grow it step by step while several threads insert.
+                bySwitches[k] = new ConcurrentHashMap<>(Math.min(limit, 1 << 12));
             }
+        }
+
+        EncodingFacts.Cache encodings() {
+            return encodings;
         }
 
         /** The map for {@code options}' stack engine, micro-fusion and move elimination switches. */

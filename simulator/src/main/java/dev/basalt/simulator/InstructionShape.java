@@ -41,13 +41,19 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     /** The shape of {@code insn}, of {@code unfused} micro-ops, with table row {@code row} on {@code core}. */
     static InstructionShape of(Instruction insn, InstructionParams row, int unfused, CoreParams core,
                                boolean microFusion, boolean moveElimination) {
-        int fusions = microFusion ? fusions(insn, unfused) : 0;
+        return of(EncodingFacts.of(insn), insn.length(), row, unfused, core, microFusion, moveElimination);
+    }
+
+    /** The shape of an instruction of {@code length} bytes whose encoding's facts are {@code e}. */
+    static InstructionShape of(EncodingFacts e, int length, InstructionParams row, int unfused, CoreParams core,
+                               boolean microFusion, boolean moveElimination) {
+        int fusions = microFusion ? fusions(e.readsMemory(), e.writesMemory(), unfused) : 0;
         int decode = row.fusedUops() != null && microFusion ? row.fusedUops() : unfused - fusions;
-        int issue = decode + (fusions > 0 && unlaminated(insn, core.unlamination()) ? fusions : 0);
-        boolean noPort = insn.idiom() == Idiom.ZERO || insn.mnemonic().equals("nop");
-        return new InstructionShape(insn.length(), opcodeOffset(insn.bytes()), lengthChanging(insn), decode,
-                Math.min(issue, unfused), decode > 1, decode > core.microcodedAbove(), noPort,
-                moveElimination ? moveRegisterFile(insn) : 0);
+        int issue = decode + (fusions > 0 && unlaminated(e.indexedMemory(), e.destructive(), core.unlamination())
+                ? fusions : 0);
+        return new InstructionShape(length, e.opcodeOffset(), e.lengthChanging(), decode,
+                Math.min(issue, unfused), decode > 1, decode > core.microcodedAbove(), e.noPort(),
+                moveElimination ? e.moveRegisterFile() : 0);
     }
 
     /**
@@ -151,15 +157,11 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * operation that uses it (a read-modify-write has both: four unfused micro-ops, two fused).
      */
     static int fusions(Instruction insn, int unfused) {
-        boolean reads = false;
-        boolean writes = false;
-        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
-            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
-            if (op instanceof Operand.MemoryOperand m) {
-                reads |= m.action().readsOldValue();
-                writes |= m.action().write() || m.action().conditionalWrite();
-            }
-        }
+        EncodingFacts e = EncodingFacts.of(insn);
+        return fusions(e.readsMemory(), e.writesMemory(), unfused);
+    }
+
+    private static int fusions(boolean reads, boolean writes, int unfused) {
         int fusions = 0;
         if (writes && unfused >= 2) {
             fusions++;
@@ -172,23 +174,19 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
 
     /** Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}). */
     static boolean unlaminated(Instruction insn, CoreParams.Unlamination rule) {
-        Operand.MemoryOperand memory = null;
-        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
-            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
-            if (op instanceof Operand.MemoryOperand m) {
-                memory = m;
-            }
-        }
-        if (rule == CoreParams.Unlamination.NONE || memory == null || !memory.index().isPresent()) {
+        EncodingFacts e = EncodingFacts.of(insn);
+        return unlaminated(e.indexedMemory(), e.destructive(), rule);
+    }
+
+    /**
+     * {@link #unlaminated(Instruction, CoreParams.Unlamination)} from whether the (last) memory operand has an index
+     * and whether the instruction is a destructive register-and-memory form.
+     */
+    private static boolean unlaminated(boolean indexedMemory, boolean destructive, CoreParams.Unlamination rule) {
+        if (rule == CoreParams.Unlamination.NONE || !indexedMemory) {
             return false;
         }
-        if (rule == CoreParams.Unlamination.INDEXED) {
-            return true;
-        }
-        List<Operand> visible = insn.visibleOperands();
-        boolean destructive = visible.size() == 2 && visible.get(0) instanceof Operand.RegisterOperand r
-                && r.action().readsOldValue() && r.action().write() && visible.get(1) instanceof Operand.MemoryOperand;
-        return !destructive;
+        return rule == CoreParams.Unlamination.INDEXED || !destructive;
     }
 
     /** Bytes before the opcode: legacy prefixes, then REX, or a VEX/EVEX prefix (whose last byte precedes it). */
@@ -215,7 +213,10 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * 16-bit immediate, which the prefix shrank from 32 bits ({@code add ax, 0x1234}).
      */
     static boolean lengthChanging(Instruction insn) {
-        byte[] bytes = insn.bytes();
+        return lengthChanging(insn, insn.bytes());
+    }
+
+    static boolean lengthChanging(Instruction insn, byte[] bytes) {
         boolean operandSize = false;
         for (int k = 0; k < bytes.length && isLegacyPrefix(bytes[k] & 0xff); k++) {
             operandSize |= (bytes[k] & 0xff) == 0x66;

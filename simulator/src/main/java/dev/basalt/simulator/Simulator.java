@@ -56,6 +56,14 @@ public final class Simulator {
         this(params, new InstructionFacts.Cache());
     }
 
+    /**
+     * A simulator sharing its encodings' facts with others' ({@link EncodingFacts}): an estimator's simulators, one
+     * per CPU, compute what the bytes say once.
+     */
+    Simulator(SimulatorParams params, EncodingFacts.Cache encodings) {
+        this(params, new InstructionFacts.Cache(encodings));
+    }
+
     /** A simulator keeping its per-instruction facts in {@code facts} (tests bound it tightly). */
     Simulator(SimulatorParams params, InstructionFacts.Cache facts) {
         this.facts = facts;

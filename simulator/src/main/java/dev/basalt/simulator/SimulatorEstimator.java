@@ -22,7 +22,8 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     public SimulatorEstimator(String name, Map<Microarchitecture, SimulatorParams> tables, Simulator.Options options) {
         this.name = name;
         this.simulators = new java.util.TreeMap<>();
-        tables.forEach((m, p) -> simulators.put(m, new Simulator(p)));
+        EncodingFacts.Cache encodings = new EncodingFacts.Cache(); // what the bytes say: the same on every CPU
+        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings)));
         this.options = options;
     }
 

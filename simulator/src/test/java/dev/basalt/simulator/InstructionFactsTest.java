@@ -10,7 +10,10 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The per-decoding facts cache changes nothing but speed, and stays within its bound. */
+/**
+ * The per-decoding facts caches change nothing but speed, stay within their bound, and may be shared between CPUs'
+ * simulators for what the bytes alone say.
+ */
 class InstructionFactsTest {
 
     private static final List<BasicBlock> BLOCKS = SampleBlocks.haswell(200);
@@ -35,5 +38,24 @@ class InstructionFactsTest {
             assertEquals(first, everything(bounded, b), "facts of a cache that keeps 3 decodings on " + b.hex());
             assertTrue(tiny.forSwitches(Simulator.Options.defaults()).size() <= 3, "the cache outgrew its bound");
         }
+    }
+
+    @Test
+    void simulatorsOfTwoCpusSharingTheirEncodingsGiveWhatEachGivesAlone() {
+        EncodingFacts.Cache shared = new EncodingFacts.Cache();
+        // Skylake first, so that Haswell's simulator finds every encoding's facts made by another CPU's.
+        Simulator skylake = new Simulator(SimulatorParams.standard(Microarchitecture.SKYLAKE), shared);
+        Simulator haswell = new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL), shared);
+        Simulator skylakeAlone = new Simulator(SimulatorParams.standard(Microarchitecture.SKYLAKE));
+        Simulator haswellAlone = new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL));
+        for (BasicBlock b : BLOCKS) {
+            assertEquals(everything(skylakeAlone, b), everything(skylake, b), "Skylake on " + b.hex());
+        }
+        int encodings = shared.size();
+        assertTrue(encodings > 100, "the blocks' encodings: " + encodings);
+        for (BasicBlock b : BLOCKS) {
+            assertEquals(everything(haswellAlone, b), everything(haswell, b), "Haswell on " + b.hex());
+        }
+        assertEquals(encodings, shared.size(), "Haswell's simulator computed encodings' facts Skylake's had made");
     }
 }

@@ -1,0 +1,119 @@
+package dev.basalt.simulator;
+
+import dev.basalt.decoder.Decoding;
+import dev.basalt.decoder.Idiom;
+import dev.basalt.decoder.Instruction;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What an instruction's bytes alone say, the same on every CPU: the operand facts the machine asks for and the
+ * parts of its {@link InstructionShape} no table decides. An estimator's simulators (one per CPU) share one
+ * {@link Cache} of them, so a second CPU computes only what its table changes ({@link InstructionFacts}): these are
+ * most of the work of a new encoding.
+ *
+ * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
+ * @param unmodelled         why no estimator prices it ({@link dev.basalt.core.UnmodelledInstructions}), or null
+ * @param slowLea            a three-component {@code lea} ({@link InstructionShape#slowLea})
+ * @param loads              memory operands read ({@link InstructionShape#loads})
+ * @param stores             whether it writes memory
+ * @param locked             a locked read-modify-write ({@link InstructionShape#locked})
+ * @param stackOp            push, pop, call or ret: rsp updated by the stack engine
+ * @param usesStackPointer   whether it names rsp otherwise (operand or address)
+ * @param writesStackPointer whether it writes rsp as an operand
+ * @param fence              which fence it is ({@link #LOAD_FENCE}, {@link #MFENCE}, {@link #STORE_FENCE}), or 0
+ * @param opcodeOffset       bytes before the opcode ({@link InstructionShape#opcodeOffset})
+ * @param lengthChanging     a length-changing prefix ({@link InstructionShape#lengthChanging})
+ * @param moveRegisterFile   an eliminable register move's file ({@link InstructionShape#moveRegisterFile})
+ * @param noPort             a zero idiom or a {@code nop}: no port
+ * @param readsMemory        whether a memory operand is read, hidden ones included (micro-fusion)
+ * @param writesMemory       whether a memory operand is written, hidden ones included (micro-fusion)
+ * @param indexedMemory      whether its last memory operand has an index register (unlamination)
+ * @param destructive        two visible operands, a register read and written and a memory source (unlamination)
+ */
+record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea, int loads, boolean stores,
+                     boolean locked, boolean stackOp, boolean usesStackPointer, boolean writesStackPointer, int fence,
+                     int opcodeOffset, boolean lengthChanging, int moveRegisterFile, boolean noPort,
+                     boolean readsMemory, boolean writesMemory, boolean indexedMemory, boolean destructive) {
+
+    /** An execution fence: {@code lfence}, or {@code cpuid}, which serializes. */
+    static final int LOAD_FENCE = 1;
+    /** {@code mfence}: an execution fence with a locked instruction's cost. */
+    static final int MFENCE = 2;
+    /** {@code sfence}. */
+    static final int STORE_FENCE = 3;
+
+    static EncodingFacts of(Instruction insn) {
+        boolean reads = false;
+        boolean writes = false;
+        dev.basalt.decoder.Operand.MemoryOperand last = null;
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            dev.basalt.decoder.Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
+            if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m) {
+                reads |= m.action().readsOldValue();
+                writes |= m.action().write() || m.action().conditionalWrite();
+                last = m;
+            }
+        }
+        java.util.List<dev.basalt.decoder.Operand> visible = insn.visibleOperands();
+        boolean destructive = visible.size() == 2
+                && visible.get(0) instanceof dev.basalt.decoder.Operand.RegisterOperand r
+                && r.action().readsOldValue() && r.action().write()
+                && visible.get(1) instanceof dev.basalt.decoder.Operand.MemoryOperand;
+        byte[] bytes = insn.bytes(); // a copy: taken once
+        String mnemonic = insn.mnemonic();
+        return new EncodingFacts(BhiveMemory.Step.of(insn),
+                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), InstructionShape.slowLea(insn),
+                InstructionShape.loads(insn), InstructionShape.stores(insn), InstructionShape.locked(insn),
+                Simulator.isStackOp(insn), InstructionShape.usesStackPointer(insn),
+                InstructionShape.writesStackPointer(insn), fence(mnemonic), InstructionShape.opcodeOffset(bytes),
+                InstructionShape.lengthChanging(insn, bytes), InstructionShape.moveRegisterFile(insn),
+                insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"), reads, writes,
+                last != null && last.index().isPresent(), destructive);
+    }
+
+    private static int fence(String mnemonic) {
+        return switch (mnemonic) {
+            case "lfence", "cpuid" -> LOAD_FENCE;
+            case "mfence" -> MFENCE;
+            case "sfence" -> STORE_FENCE;
+            default -> 0;
+        };
+    }
+
+    /**
+     * The facts by decoding, for any number of simulators. Bounded as {@link InstructionFacts.Cache}: past its
+     * limit the map starts again (facts are recomputed, never different).
+     */
+    static final class Cache {
+        private final Map<Decoding, EncodingFacts> map;
+        private final int limit;
+
+        Cache() {
+            this(InstructionFacts.Cache.LIMIT);
+        }
+
+        Cache(int limit) {
+            this.limit = limit;
+            this.map = new ConcurrentHashMap<>(Math.min(limit, 1 << 12));
+        }
+
+        /** How many encodings' facts it holds. */
+        int size() {
+            return map.size();
+        }
+
+        EncodingFacts get(Instruction insn) {
+            EncodingFacts f = map.get(insn.decoding());
+            if (f == null) {
+                f = of(insn);
+                if (map.size() >= limit) {
+                    map.clear();
+                }
+                map.put(insn.decoding(), f);
+            }
+            return f;
+        }
+    }
+}
