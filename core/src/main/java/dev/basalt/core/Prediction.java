@@ -33,7 +33,8 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
                     + cyclesPerIteration);
         }
         contributions = List.copyOf(contributions);
-        details = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
+        details = details instanceof Details ? details // immutable and ordered already
+                : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
         notes = List.copyOf(notes);
         intervals = List.copyOf(intervals);
     }

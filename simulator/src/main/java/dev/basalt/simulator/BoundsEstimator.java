@@ -106,11 +106,11 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
         for (int i = 0; i < shares.length; i++) {
             contributions[i] = shares[i];
         }
-        java.util.Map<String, Double> details = new java.util.LinkedHashMap<>();
+        double[] values = new double[KINDS.length];
         for (int k = 0; k < KINDS.length; k++) {
-            details.put(DETAIL_NAMES.get(k), b.value(KINDS[k]));
+            values[k] = b.value(KINDS[k]);
         }
-        return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, details)
+        return new Prediction(b.cyclesPerIteration(), List.of(contributions), 0, DETAILS.with(values))
                 .withNotes(facts.notes());
     }
 
@@ -142,6 +142,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     private static final Bounds.Kind[] KINDS = Bounds.Kind.values();
     private static final List<String> DETAIL_NAMES = java.util.Arrays.stream(KINDS)
             .map(k -> k.name().toLowerCase(java.util.Locale.ROOT)).toList();
+    private static final dev.basalt.core.Details.Names DETAILS = dev.basalt.core.Details.names(DETAIL_NAMES);
 
     @Override
     public List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
