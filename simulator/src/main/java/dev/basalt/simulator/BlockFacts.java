@@ -66,6 +66,8 @@ class BlockFacts {
     final boolean loop;
     final boolean[] fusedTail;
     final Simulator.UopSource source;
+    // Whether the simulator's CPU runs every instruction (InstructionFacts#runs).
+    final boolean runs;
 
     BlockFacts(Simulator simulator, BasicBlock block, Simulator.Options options) {
         this.simulator = simulator;
@@ -95,12 +97,15 @@ class BlockFacts {
         Map<Decoding, InstructionFacts> known = simulator.facts().forSwitches(options);
         boolean[] usesStack = new boolean[n];
         BhiveMemory.Step[] steps = new BhiveMemory.Step[n];
+        boolean everyOneRuns = true;
         for (int i = 0; i < n; i++) {
             facts[i] = simulator.facts().get(known, simulator, block.instruction(i), options);
+            everyOneRuns &= facts[i].runs();
             steps[i] = facts[i].memory();
             stackOp[i] = facts[i].stackOp();
             usesStack[i] = facts[i].usesStackPointer();
         }
+        this.runs = everyOneRuns;
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
         int alu = simulator.aluGroup();
         int slowLea = simulator.slowLeaGroup();

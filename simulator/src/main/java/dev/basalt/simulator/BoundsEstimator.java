@@ -30,7 +30,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
         }
         this.name = name;
         EncodingFacts.Cache encodings = new EncodingFacts.Cache(); // what the bytes say: the same on every CPU
-        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings)));
+        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings, m)));
         this.options = options;
     }
 
@@ -87,9 +87,16 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
 
     @Override
     public Prediction predict(BasicBlock block, Microarchitecture uarch) {
-        checkSupported(block, uarch);
+        checkSupported(uarch);
+        if (options.loopMode() == Simulator.LoopMode.LOOP) {
+            checkSupported(block, uarch); // an instruction the CPU lacks is named before the loop mode's refusal
+        }
         Simulator.checkLoopMode(block, options);
-        return run(block, uarch);
+        BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
+        if (!facts.runs) {
+            checkSupported(block, uarch); // the facts found an instruction the CPU lacks: the refusal names it
+        }
+        return prediction(facts);
     }
 
     @Override
@@ -99,7 +106,10 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     }
 
     private Prediction run(BasicBlock block, Microarchitecture uarch) {
-        BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
+        return prediction(new BlockFacts(simulators.get(uarch), block, options));
+    }
+
+    private static Prediction prediction(BlockFacts facts) {
         Bounds b = Bounds.of(facts);
         double[] shares = b.contributions();
         Double[] contributions = new Double[shares.length];

@@ -3,7 +3,9 @@ package dev.basalt.simulator;
 import dev.basalt.decoder.Decoding;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.Operand;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -44,33 +46,65 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
     /** {@code sfence}. */
     static final int STORE_FENCE = 3;
 
+    /**
+     * The facts of {@code insn}, from one walk over its operands (each {@code InstructionShape} helper walks them
+     * again: a new encoding's operand objects are far apart in memory, and each walk paid for reaching them).
+     */
     static EncodingFacts of(Instruction insn) {
-        boolean reads = false;
-        boolean writes = false;
-        dev.basalt.decoder.Operand.MemoryOperand last = null;
-        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
-            dev.basalt.decoder.Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
-            if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m) {
-                reads |= m.action().readsOldValue();
-                writes |= m.action().write() || m.action().conditionalWrite();
+        String mnemonic = insn.mnemonic();
+        boolean lea = mnemonic.equals("lea");
+        int loads = 0;
+        boolean stores = false;
+        boolean usesStackPointer = false;
+        boolean writesStackPointer = false;
+        boolean slowLea = false;
+        boolean addressSeen = false;
+        boolean immediate16 = false;
+        Operand.MemoryOperand last = null;
+        List<Operand> operands = insn.operands();
+        for (int oi = 0, on = operands.size(); oi < on; oi++) {
+            Operand op = operands.get(oi); // indexed: C1 allocates an iterator per loop
+            if (op instanceof Operand.RegisterOperand r) {
+                if (isStackPointer(r.register())) {
+                    usesStackPointer = true;
+                    writesStackPointer |= r.action().write() || r.action().conditionalWrite();
+                }
+            } else if (op instanceof Operand.MemoryOperand m) {
+                if (m.action().readsOldValue()) {
+                    loads++;
+                }
+                stores |= m.action().write() || m.action().conditionalWrite();
+                usesStackPointer |= isStackPointer(m.base()) || isStackPointer(m.index());
                 last = m;
+            } else if (op instanceof Operand.AddressOperand a) {
+                usesStackPointer |= isStackPointer(a.base()) || isStackPointer(a.index());
+                if (lea && !addressSeen) { // the first address operand decides (InstructionShape.slowLea)
+                    slowLea = a.base().isPresent() && a.index().isPresent() && a.displacement() != 0;
+                }
+                addressSeen = true;
+            } else if (op instanceof Operand.ImmediateOperand imm) {
+                immediate16 |= imm.sizeBits() == 16 && !imm.relative();
             }
         }
-        java.util.List<dev.basalt.decoder.Operand> visible = insn.visibleOperands();
-        boolean destructive = visible.size() == 2
-                && visible.get(0) instanceof dev.basalt.decoder.Operand.RegisterOperand r
-                && r.action().readsOldValue() && r.action().write()
-                && visible.get(1) instanceof dev.basalt.decoder.Operand.MemoryOperand;
+        List<Operand> visible = insn.visibleOperands();
+        boolean destructive = visible.size() == 2 && visible.get(0) instanceof Operand.RegisterOperand r
+                && r.action().readsOldValue() && r.action().write() && visible.get(1) instanceof Operand.MemoryOperand;
         byte[] bytes = insn.bytes(); // a copy: taken once
-        String mnemonic = insn.mnemonic();
+        boolean operandSizePrefix = false;
+        for (int k = 0; k < bytes.length && InstructionShape.isLegacyPrefix(bytes[k] & 0xff); k++) {
+            operandSizePrefix |= (bytes[k] & 0xff) == 0x66;
+        }
+        boolean locked = (insn.has(dev.basalt.decoder.Prefix.LOCK) || mnemonic.equals("xchg")) && stores && loads > 0;
         return new EncodingFacts(BhiveMemory.Step.of(insn),
-                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), InstructionShape.slowLea(insn),
-                InstructionShape.loads(insn), InstructionShape.stores(insn), InstructionShape.locked(insn),
-                Simulator.isStackOp(insn), InstructionShape.usesStackPointer(insn),
-                InstructionShape.writesStackPointer(insn), fence(mnemonic), InstructionShape.opcodeOffset(bytes),
-                InstructionShape.lengthChanging(insn, bytes), InstructionShape.moveRegisterFile(insn),
-                insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"), reads, writes,
-                last != null && last.index().isPresent(), destructive);
+                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), slowLea, loads, stores, locked,
+                Simulator.isStackOp(insn), usesStackPointer, writesStackPointer, fence(mnemonic),
+                InstructionShape.opcodeOffset(bytes), operandSizePrefix && immediate16,
+                InstructionShape.moveRegisterFile(insn), insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"),
+                loads > 0, stores, last != null && last.index().isPresent(), destructive);
+    }
+
+    private static boolean isStackPointer(dev.basalt.decoder.Register r) {
+        return r.enclosingName().equals("rsp");
     }
 
     private static int fence(String mnemonic) {

@@ -28,11 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
  * @param unmodelled         why no estimator prices it ({@link dev.basalt.core.UnmodelledInstructions}), or null
  * @param fence              which fence it is ({@link EncodingFacts#LOAD_FENCE}, ...), or 0
+ * @param runs               whether the CPU of the simulator's cache runs it ({@link dev.basalt.core.IsaSupport}; true
+ *                           when the cache names no CPU)
  */
 record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
                         boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
-                        String unmodelled, int fence) {
+                        String unmodelled, int fence, boolean runs) {
 
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
         return of(simulator, insn, options, simulator.facts().encodings().get(insn));
@@ -46,7 +48,8 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
                 simulator.params().core(), options.microFusion(), options.moveElimination());
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
                 e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
-                e.unmodelled(), e.fence());
+                e.unmodelled(), e.fence(), simulator.facts().cpu() == null
+                        || dev.basalt.core.IsaSupport.runs(insn, simulator.facts().cpu()));
     }
 
     /**
@@ -61,6 +64,7 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         private final Map<Decoding, InstructionFacts>[] bySwitches = new Map[8];
         private final int limit;
         private final EncodingFacts.Cache encodings;
+        private final dev.basalt.core.Microarchitecture cpu; // whose instruction set the facts check, or null
 
         Cache() {
             this(LIMIT);
@@ -68,17 +72,21 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
 
         /** A cache of at most {@code limit} decodings per combination of switches. */
         Cache(int limit) {
-            this(limit, new EncodingFacts.Cache(limit));
+            this(limit, new EncodingFacts.Cache(limit), null);
         }
 
-        /** A cache over {@code encodings}, which other simulators' caches may share. */
-        Cache(EncodingFacts.Cache encodings) {
-            this(LIMIT, encodings);
+        /**
+         * A cache over {@code encodings}, which other simulators' caches may share, for a simulator of {@code cpu}
+         * (null: none named).
+         */
+        Cache(EncodingFacts.Cache encodings, dev.basalt.core.Microarchitecture cpu) {
+            this(LIMIT, encodings, cpu);
         }
 
-        private Cache(int limit, EncodingFacts.Cache encodings) {
+        private Cache(int limit, EncodingFacts.Cache encodings, dev.basalt.core.Microarchitecture cpu) {
             this.limit = limit;
             this.encodings = encodings;
+            this.cpu = cpu;
             for (int k = 0; k < bySwitches.length; k++) {
                 // Sized for a data set's worth of encodings (BHive's 10,000 blocks hold 21,111), so that filling
                 // it does not grow it step by step while several threads insert.
@@ -88,6 +96,11 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
 
         EncodingFacts.Cache encodings() {
             return encodings;
+        }
+
+        /** The CPU whose instruction set {@link InstructionFacts#runs()} checks, or null. */
+        dev.basalt.core.Microarchitecture cpu() {
+            return cpu;
         }
 
         /** The map for {@code options}' stack engine, micro-fusion and move elimination switches. */

@@ -156,11 +156,6 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * Micro-fusions: a store's address and data micro-ops are one fused micro-op, and so are a load and the
      * operation that uses it (a read-modify-write has both: four unfused micro-ops, two fused).
      */
-    static int fusions(Instruction insn, int unfused) {
-        EncodingFacts e = EncodingFacts.of(insn);
-        return fusions(e.readsMemory(), e.writesMemory(), unfused);
-    }
-
     private static int fusions(boolean reads, boolean writes, int unfused) {
         int fusions = 0;
         if (writes && unfused >= 2) {
@@ -173,14 +168,9 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     }
 
     /** Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}). */
-    static boolean unlaminated(Instruction insn, CoreParams.Unlamination rule) {
-        EncodingFacts e = EncodingFacts.of(insn);
-        return unlaminated(e.indexedMemory(), e.destructive(), rule);
-    }
-
     /**
-     * {@link #unlaminated(Instruction, CoreParams.Unlamination)} from whether the (last) memory operand has an index
-     * and whether the instruction is a destructive register-and-memory form.
+     * Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}), from whether
+     * its (last) memory operand has an index and whether it is a destructive register-and-memory form.
      */
     private static boolean unlaminated(boolean indexedMemory, boolean destructive, CoreParams.Unlamination rule) {
         if (rule == CoreParams.Unlamination.NONE || !indexedMemory) {
@@ -203,7 +193,7 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return vex > 0 && k + vex < bytes.length ? k + vex : k;
     }
 
-    private static boolean isLegacyPrefix(int b) {
+    static boolean isLegacyPrefix(int b) {
         return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e
                 || b == 0x26 || b == 0x64 || b == 0x65;
     }

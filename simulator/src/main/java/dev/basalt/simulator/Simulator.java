@@ -57,11 +57,12 @@ public final class Simulator {
     }
 
     /**
-     * A simulator sharing its encodings' facts with others' ({@link EncodingFacts}): an estimator's simulators, one
-     * per CPU, compute what the bytes say once.
+     * A simulator of {@code cpu} sharing its encodings' facts with others' ({@link EncodingFacts}): an estimator's
+     * simulators, one per CPU, compute what the bytes say once; its facts also say whether {@code cpu} runs each
+     * instruction ({@link InstructionFacts#runs()}).
      */
-    Simulator(SimulatorParams params, EncodingFacts.Cache encodings) {
-        this(params, new InstructionFacts.Cache(encodings));
+    Simulator(SimulatorParams params, EncodingFacts.Cache encodings, dev.basalt.core.Microarchitecture cpu) {
+        this(params, new InstructionFacts.Cache(encodings, cpu));
     }
 
     /** A simulator keeping its per-instruction facts in {@code facts} (tests bound it tightly). */

@@ -23,7 +23,7 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
         this.name = name;
         this.simulators = new java.util.TreeMap<>();
         EncodingFacts.Cache encodings = new EncodingFacts.Cache(); // what the bytes say: the same on every CPU
-        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings)));
+        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings, m)));
         this.options = options;
     }
 

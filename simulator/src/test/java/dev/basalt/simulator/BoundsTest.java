@@ -95,4 +95,23 @@ class BoundsTest {
         // on 1 and 5).
         check("c5f1fe0418c5f1fe1418c5f1fe0418c5f1fe1418c5e1efdb", Bounds.Kind.ISSUE, 2.25);
     }
+
+    @Test
+    void aCpuWithoutAnInstructionRefusesTheBlockNamingItAsEveryEstimatorDoes() {
+        BoundsEstimator bounds = BoundsEstimator.standard();
+        // add rax, rcx; vpaddd ymm0, ymm1, ymm2 (AVX2): Haswell runs it, Ivy Bridge does not.
+        BasicBlock block = BasicBlock.fromHex("4801c8c5f5fec2");
+        assertTrue(bounds.predict(block, Microarchitecture.HASWELL).cyclesPerIteration() > 0);
+        String why = dev.basalt.core.IsaSupport.unsupported(block, Microarchitecture.IVYBRIDGE).orElseThrow();
+        dev.basalt.core.UnpredictableBlockException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.basalt.core.UnpredictableBlockException.class, () -> bounds.predict(block, Microarchitecture.IVYBRIDGE));
+        assertEquals(why, refused.getMessage());
+        // In loop mode the block (no jump at its end) is refused too, and the missing instruction is named first.
+        refused = org.junit.jupiter.api.Assertions.assertThrows(dev.basalt.core.UnpredictableBlockException.class,
+                () -> bounds.withLoopMode(Simulator.LoopMode.LOOP).predict(block, Microarchitecture.IVYBRIDGE));
+        assertEquals(why, refused.getMessage());
+        refused = org.junit.jupiter.api.Assertions.assertThrows(dev.basalt.core.UnpredictableBlockException.class,
+                () -> bounds.withLoopMode(Simulator.LoopMode.LOOP).predict(block, Microarchitecture.HASWELL));
+        assertEquals(Simulator.LOOP_MODE_REFUSAL, refused.getMessage());
+    }
 }
