@@ -48,7 +48,7 @@ final class EvalCommand implements Callable<Integer> {
             + "${DEFAULT-VALUE}).")
     String split;
 
-    @Option(names = "--out", paramLabel = "DIR", defaultValue = "eval", description = "Output folder (default "
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "eval-results", description = "Output folder (default "
             + "${DEFAULT-VALUE}).")
     Path out;
 

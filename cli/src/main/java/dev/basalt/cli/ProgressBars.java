@@ -7,6 +7,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 
 /** One progress bar per phase (on stderr, with an ETA); log lines on the command's output. */
@@ -14,6 +15,7 @@ final class ProgressBars implements Tuner.Listener, Evaluator.Listener, AutoClos
 
     private final PrintWriter out;
     private ProgressBar bar;
+    private int width; // the terminal's columns, once known (0: not yet asked)
 
     ProgressBars(PrintWriter out) {
         this.out = out;
@@ -23,7 +25,24 @@ final class ProgressBars implements Tuner.Listener, Evaluator.Listener, AutoClos
     public void phase(String name, long total) {
         close();
         bar = new ProgressBarBuilder().setTaskName(name).setInitialMax(total).setStyle(ProgressBarStyle.ASCII)
-                .setUpdateIntervalMillis(1000).setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+                .setUpdateIntervalMillis(1000).setConsumer(new ConsoleProgressBarConsumer(System.err, width() - 1))
+                .build();
+    }
+
+    /**
+     * The terminal's width, asked once per command. Left to itself the library builds a terminal to ask it for
+     * every bar, on the bar's own thread: 20 ms of a core (probing for a system terminal) at the start of each
+     * phase, which in {@code eval} is the start of a timed pass — a fifth of a bounds pass of 10,000 blocks.
+     */
+    private int width() {
+        if (width == 0) {
+            try (org.jline.terminal.Terminal t = org.jline.terminal.TerminalBuilder.builder().dumb(true).build()) {
+                width = t.getWidth() >= 10 ? t.getWidth() : 80; // a dumb terminal (a pipe, a file) says 0
+            } catch (IOException | RuntimeException e) {
+                width = 80;
+            }
+        }
+        return width;
     }
 
     @Override
