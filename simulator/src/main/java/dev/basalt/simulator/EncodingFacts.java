@@ -130,7 +130,7 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
 
         Cache(int limit) {
             this.limit = limit;
-            this.map = new ConcurrentHashMap<>(Math.min(limit, 1 << 12));
+            this.map = new ConcurrentHashMap<>(Math.min(limit, 1 << 15)); // as InstructionFacts.Cache's maps
         }
 
         /** How many encodings' facts it holds. */

@@ -88,9 +88,10 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
             this.encodings = encodings;
             this.cpu = cpu;
             for (int k = 0; k < bySwitches.length; k++) {
-                // Sized for a data set's worth of encodings (BHive's 10,000 blocks hold 21,111), so that filling
-                // it does not grow it step by step while several threads insert.
-                bySwitches[k] = new ConcurrentHashMap<>(Math.min(limit, 1 << 12));
+                // Sized for a data set's worth of encodings (BHive's 10,000 blocks of a CPU hold 21,111), so that
+                // filling it does not grow it step by step while several threads insert (its table is allocated
+                // at the first insertion: the switch combinations never used cost nothing).
+                bySwitches[k] = new ConcurrentHashMap<>(Math.min(limit, 1 << 15));
             }
         }
 
