@@ -381,20 +381,13 @@ public final class Bounds {
         double[] amounts = new double[entries];
         int k = 0;
         for (int i = 0; i < p.n; i++) {
-            if (p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0) {
-                continue; // eliminated (as long as elimination slots last)
+            if (eliminated(p, i)) {
+                continue;
             }
             int[] d = p.demand[i];
-            for (int e = 0; e < d.length; e++) {
-                int mask;
-                double amount;
-                if (d[e] < 0) {
-                    mask = 1 << (-d[e] - 1);
-                    amount = d[++e];
-                } else {
-                    mask = p.simulator.groupMask(d[e]);
-                    amount = 1;
-                }
+            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
+                int mask = demandMask(p, d, e);
+                double amount = demandAmount(d, e);
                 int q = 0;
                 while (q < k && masks[q] != mask) {
                     q++;
@@ -455,25 +448,31 @@ public final class Bounds {
     /** Each instruction's micro-ops (a divider: its busy cycles) whose ports all lie in {@code bestSet}, into share. */
     private static void portShares(BlockFacts p, int bestSet, double[] share) {
         for (int i = 0; i < p.n && bestSet != 0; i++) {
-            if (p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0) {
+            if (eliminated(p, i)) {
                 continue;
             }
             int[] d = p.demand[i];
-            for (int e = 0; e < d.length; e++) {
-                int mask;
-                double amount;
-                if (d[e] < 0) {
-                    mask = 1 << (-d[e] - 1);
-                    amount = d[++e];
-                } else {
-                    mask = p.simulator.groupMask(d[e]);
-                    amount = 1;
-                }
-                if ((mask & ~bestSet) == 0) {
-                    share[i] += amount;
+            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
+                if ((demandMask(p, d, e) & ~bestSet) == 0) {
+                    share[i] += demandAmount(d, e);
                 }
             }
         }
+    }
+
+    /** Whether instruction i's micro-ops are eliminated at rename (as long as elimination slots last). */
+    private static boolean eliminated(BlockFacts p, int i) {
+        return p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0;
+    }
+
+    /** The ports of demand entry e: a port group's, or a divider's (a negative entry, its busy cycles after it). */
+    private static int demandMask(BlockFacts p, int[] d, int e) {
+        return d[e] < 0 ? 1 << (-d[e] - 1) : p.simulator.groupMask(d[e]);
+    }
+
+    /** What demand entry e puts on its ports: one micro-op, or a divider's busy cycles. */
+    private static double demandAmount(int[] d, int e) {
+        return d[e] < 0 ? d[e + 1] : 1;
     }
 
     /**

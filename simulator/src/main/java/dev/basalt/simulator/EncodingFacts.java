@@ -3,9 +3,7 @@ package dev.basalt.simulator;
 import dev.basalt.decoder.Decoding;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.decoder.Operand;
 
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -31,8 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param noPort             a zero idiom or a {@code nop}: no port
  * @param readsMemory        whether a memory operand is read, hidden ones included (micro-fusion)
  * @param writesMemory       whether a memory operand is written, hidden ones included (micro-fusion)
- * @param indexedMemory      whether its last memory operand has an index register (unlamination)
- * @param destructive        two visible operands, a register read and written and a memory source (unlamination)
+ * @param indexedMemory      whether its last memory operand has an index ({@link InstructionShape#indexedMemory})
+ * @param destructive        a register-and-memory destructive form ({@link InstructionShape#destructive})
  */
 record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea, int loads, boolean stores,
                      boolean locked, boolean stackOp, boolean usesStackPointer, boolean writesStackPointer, int fence,
@@ -46,65 +44,19 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
     /** {@code sfence}. */
     static final int STORE_FENCE = 3;
 
-    /**
-     * The facts of {@code insn}, from one walk over its operands (each {@code InstructionShape} helper walks them
-     * again: a new encoding's operand objects are far apart in memory, and each walk paid for reaching them).
-     */
+    /** The facts of {@code insn}, by {@link InstructionShape}'s rules (each one method). */
     static EncodingFacts of(Instruction insn) {
         String mnemonic = insn.mnemonic();
-        boolean lea = mnemonic.equals("lea");
-        int loads = 0;
-        boolean stores = false;
-        boolean usesStackPointer = false;
-        boolean writesStackPointer = false;
-        boolean slowLea = false;
-        boolean addressSeen = false;
-        boolean immediate16 = false;
-        Operand.MemoryOperand last = null;
-        List<Operand> operands = insn.operands();
-        for (int oi = 0, on = operands.size(); oi < on; oi++) {
-            Operand op = operands.get(oi); // indexed: C1 allocates an iterator per loop
-            if (op instanceof Operand.RegisterOperand r) {
-                if (isStackPointer(r.register())) {
-                    usesStackPointer = true;
-                    writesStackPointer |= r.action().write() || r.action().conditionalWrite();
-                }
-            } else if (op instanceof Operand.MemoryOperand m) {
-                if (m.action().readsOldValue()) {
-                    loads++;
-                }
-                stores |= m.action().write() || m.action().conditionalWrite();
-                usesStackPointer |= isStackPointer(m.base()) || isStackPointer(m.index());
-                last = m;
-            } else if (op instanceof Operand.AddressOperand a) {
-                usesStackPointer |= isStackPointer(a.base()) || isStackPointer(a.index());
-                if (lea && !addressSeen) { // the first address operand decides (InstructionShape.slowLea)
-                    slowLea = a.base().isPresent() && a.index().isPresent() && a.displacement() != 0;
-                }
-                addressSeen = true;
-            } else if (op instanceof Operand.ImmediateOperand imm) {
-                immediate16 |= imm.sizeBits() == 16 && !imm.relative();
-            }
-        }
-        List<Operand> visible = insn.visibleOperands();
-        boolean destructive = visible.size() == 2 && visible.get(0) instanceof Operand.RegisterOperand r
-                && r.action().readsOldValue() && r.action().write() && visible.get(1) instanceof Operand.MemoryOperand;
+        int loads = InstructionShape.loads(insn);
+        boolean stores = InstructionShape.stores(insn);
         byte[] bytes = insn.bytes(); // a copy: taken once
-        boolean operandSizePrefix = false;
-        for (int k = 0; k < bytes.length && InstructionShape.isLegacyPrefix(bytes[k] & 0xff); k++) {
-            operandSizePrefix |= (bytes[k] & 0xff) == 0x66;
-        }
-        boolean locked = (insn.has(dev.basalt.decoder.Prefix.LOCK) || mnemonic.equals("xchg")) && stores && loads > 0;
         return new EncodingFacts(BhiveMemory.Step.of(insn),
-                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), slowLea, loads, stores, locked,
-                Simulator.isStackOp(insn), usesStackPointer, writesStackPointer, fence(mnemonic),
-                InstructionShape.opcodeOffset(bytes), operandSizePrefix && immediate16,
+                dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), InstructionShape.slowLea(insn),
+                loads, stores, InstructionShape.locked(insn), Simulator.isStackOp(insn),
+                InstructionShape.usesStackPointer(insn), InstructionShape.writesStackPointer(insn), fence(mnemonic),
+                InstructionShape.opcodeOffset(bytes), InstructionShape.lengthChanging(insn, bytes),
                 InstructionShape.moveRegisterFile(insn), insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"),
-                loads > 0, stores, last != null && last.index().isPresent(), destructive);
-    }
-
-    private static boolean isStackPointer(dev.basalt.decoder.Register r) {
-        return r.enclosingName().equals("rsp");
+                loads > 0, stores, InstructionShape.indexedMemory(insn), InstructionShape.destructive(insn));
     }
 
     private static int fence(String mnemonic) {

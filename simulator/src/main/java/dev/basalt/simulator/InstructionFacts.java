@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * stack-synchronisation micro-op), shape, latencies and the operand facts the machine asks for. They depend only
  * on the instruction's bytes, the table and three switches, so a simulator keeps them per {@link Decoding}
  * ({@link Cache}): real code repeats the same instructions endlessly, and the bounds, which read nothing else,
- * then cost little more than their arithmetic.
+ * then cost little more than their arithmetic. The encoding's facts ({@link EncodingFacts}) are copied in flat
+ * rather than referred to: {@link BlockFacts} reads them for every instruction of every block, and each object it
+ * must reach is a likely cache miss.
  *
  * @param resolved           the table row and where it came from
  * @param ops                demand list (port groups; a divider as {@code -unit-1, cycles})

@@ -168,6 +168,28 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
     }
 
     /** Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}). */
+    /** Whether the instruction's last memory operand has an index register (what unlamination asks first). */
+    static boolean indexedMemory(Instruction insn) {
+        Operand.MemoryOperand last = null;
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
+            if (op instanceof Operand.MemoryOperand m) {
+                last = m;
+            }
+        }
+        return last != null && last.index().isPresent();
+    }
+
+    /**
+     * Whether the instruction is a destructive register-and-memory form: two visible operands, a register read and
+     * written, and a memory source ({@code add rax, [rbx+rcx]}), which the renamer keeps fused.
+     */
+    static boolean destructive(Instruction insn) {
+        List<Operand> visible = insn.visibleOperands();
+        return visible.size() == 2 && visible.get(0) instanceof Operand.RegisterOperand r
+                && r.action().readsOldValue() && r.action().write() && visible.get(1) instanceof Operand.MemoryOperand;
+    }
+
     /**
      * Whether the renamer splits a micro-fused instruction again (see {@link CoreParams.Unlamination}), from whether
      * its (last) memory operand has an index and whether it is a destructive register-and-memory form.
@@ -193,7 +215,7 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return vex > 0 && k + vex < bytes.length ? k + vex : k;
     }
 
-    static boolean isLegacyPrefix(int b) {
+    private static boolean isLegacyPrefix(int b) {
         return b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e
                 || b == 0x26 || b == 0x64 || b == 0x65;
     }

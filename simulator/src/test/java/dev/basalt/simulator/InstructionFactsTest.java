@@ -58,45 +58,4 @@ class InstructionFactsTest {
         }
         assertEquals(encodings, shared.size(), "Haswell's simulator computed encodings' facts Skylake's had made");
     }
-
-    @Test
-    void oneWalkOverTheOperandsFindsWhatEachHelperFinds() {
-        int checked = 0;
-        for (BasicBlock b : SampleBlocks.haswell(400)) {
-            for (int i = 0; i < b.size(); i++) {
-                dev.basalt.decoder.Instruction insn = b.instruction(i);
-                EncodingFacts e = EncodingFacts.of(insn);
-                String what = insn + " in " + b.hex();
-                assertEquals(InstructionShape.loads(insn), e.loads(), what);
-                assertEquals(InstructionShape.stores(insn), e.stores(), what);
-                assertEquals(InstructionShape.locked(insn), e.locked(), what);
-                assertEquals(InstructionShape.slowLea(insn), e.slowLea(), what);
-                assertEquals(InstructionShape.usesStackPointer(insn), e.usesStackPointer(), what);
-                assertEquals(InstructionShape.writesStackPointer(insn), e.writesStackPointer(), what);
-                assertEquals(InstructionShape.lengthChanging(insn), e.lengthChanging(), what);
-                assertEquals(InstructionShape.opcodeOffset(insn.bytes()), e.opcodeOffset(), what);
-                assertEquals(InstructionShape.moveRegisterFile(insn), e.moveRegisterFile(), what);
-                // Micro-fusion and unlamination read every memory operand, hidden ones too; unlamination the last.
-                boolean reads = false;
-                boolean writes = false;
-                boolean indexed = false;
-                for (dev.basalt.decoder.Operand op : insn.operands()) {
-                    if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m) {
-                        reads |= m.action().readsOldValue();
-                        writes |= m.action().write() || m.action().conditionalWrite();
-                        indexed = m.index().isPresent();
-                    }
-                }
-                List<dev.basalt.decoder.Operand> visible = insn.visibleOperands();
-                boolean destructive = visible.size() == 2
-                        && visible.get(0) instanceof dev.basalt.decoder.Operand.RegisterOperand r
-                        && r.action().readsOldValue() && r.action().write()
-                        && visible.get(1) instanceof dev.basalt.decoder.Operand.MemoryOperand;
-                assertEquals(List.of(reads, writes, indexed, destructive),
-                        List.of(e.readsMemory(), e.writesMemory(), e.indexedMemory(), e.destructive()), what);
-                checked++;
-            }
-        }
-        assertTrue(checked > 2000, "instructions checked: " + checked);
-    }
 }
