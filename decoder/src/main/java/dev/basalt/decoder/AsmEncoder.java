@@ -66,6 +66,12 @@ final class AsmEncoder {
     private static final Set<String> SHIFTS = Set.of("sar", "shl", "shr", "sal", "rol", "ror", "rcl", "rcr");
     private static final Set<String> STRING_OPS = Set.of("movs", "cmps", "stos", "lods", "scas", "ins", "outs");
 
+    private static final int MAX_LENGTH = 15;
+    private static final long INERT = AsmParser.SEGMENT_CS | AsmParser.SEGMENT_SS | AsmParser.SEGMENT_DS
+            | AsmParser.SEGMENT_ES | AsmParser.DATA16;
+    private static final Map<Long, Integer> SEGMENT_BYTES = Map.of(AsmParser.SEGMENT_ES, 0x26,
+            AsmParser.SEGMENT_CS, 0x2e, AsmParser.SEGMENT_SS, 0x36, AsmParser.SEGMENT_DS, 0x3e);
+
     private final Zydis zydis = Zydis.get();
 
     /**
@@ -91,6 +97,35 @@ final class AsmEncoder {
      *                           of an 8-bit displacement)
      */
     byte[] encode(AsmStatement s, Placement where) {
+        // Prefixes Zydis will not write: a CS, SS, DS or ES override (meaningless in 64-bit mode, so Zydis refuses
+        // it; llvm-mc prints it on padding NOPs) and "data16". An assembler writes them as bytes, before the rest.
+        long inert = inertPrefixes(s);
+        if (inert != 0 && s.operands().stream().noneMatch(o -> o instanceof Target)) {
+            List<Operand> ops = s.operands().stream()
+                    .map(o -> o instanceof Mem m && (AsmParser.segmentBit(m.segment()) & INERT) != 0
+                            ? new Mem(Register.NONE, m.base(), m.index(), m.scale(), m.displacement(), m.size()) : o)
+                    .toList();
+            byte[] bare = encode(new AsmStatement(s.line(), s.column(), s.prefixes() & ~INERT, s.mnemonic(), ops,
+                    s.suffix(), s.address()), where);
+            int extra = Long.bitCount(inert);
+            if (bare.length + extra > MAX_LENGTH) {
+                throw new AssemblyException(s.line(), s.column(), "'" + s.mnemonic() + "' with its prefixes would be "
+                        + (bare.length + extra) + " bytes; an instruction has at most " + MAX_LENGTH);
+            }
+            byte[] out = new byte[bare.length + extra];
+            int k = 0;
+            if ((inert & AsmParser.DATA16) != 0) {
+                out[k++] = 0x66;
+            }
+            for (long bit : new long[] {AsmParser.SEGMENT_ES, AsmParser.SEGMENT_CS, AsmParser.SEGMENT_SS,
+                    AsmParser.SEGMENT_DS}) {
+                if ((inert & bit) != 0) {
+                    out[k++] = (byte) SEGMENT_BYTES.get(bit).intValue();
+                }
+            }
+            System.arraycopy(bare, 0, out, k, bare.length);
+            return out;
+        }
         List<Candidate> candidates = candidates(s);
         if (candidates.isEmpty()) {
             throw new AssemblyException(s.line(), s.column(), "unknown mnemonic '" + s.mnemonic() + "'");
@@ -134,6 +169,17 @@ final class AsmEncoder {
         return s.mnemonic() + (s.operands().isEmpty() ? "" : " with " + s.operands().size() + " operand(s)");
     }
 
+    /** The prefixes of {@code s}, written as words or as a memory operand's segment, that Zydis will not write. */
+    private static long inertPrefixes(AsmStatement s) {
+        long bits = s.prefixes() & INERT;
+        for (Operand o : s.operands()) {
+            if (o instanceof Mem m) {
+                bits |= AsmParser.segmentBit(m.segment()) & INERT;
+            }
+        }
+        return bits;
+    }
+
     /** One way to read the statement: a Zydis mnemonic, the operands, and the sizes to try for open ones. */
     private record Candidate(String mnemonic, List<Operand> operands, int[] memorySizes, int operandSize,
                              Long extraImmediate) {
@@ -147,6 +193,13 @@ final class AsmEncoder {
         // AT&T "movq %rax, %rbx" is mov; with an xmm or mm register it is SSE's movq ("movd" likewise).
         if ((m.equals("movq") || m.equals("movd")) && !vectorRegister) {
             add(out, "mov", ops, m.equals("movq") ? 8 : 4, null);
+        }
+        // Far indirect call and jmp ("lcalll *(%rdi)", Intel "call fword ptr [rdi]"): the operand is a segment
+        // selector after a 2-, 4- or 8-byte offset.
+        if (m.matches("l(call|jmp)[wlq]?") && ops.size() == 1 && ops.get(0) instanceof Mem mem && mem.size() == 0) {
+            String stem = m.startsWith("lcall") ? "call" : "jmp";
+            int offset = m.length() == stem.length() + 1 ? 4 : suffixSize(m);
+            add(out, stem, List.of(mem.withSize(offset + 2)), 0, null);
         }
         String att = ATT_NAMES.get(m);
         if (att != null) {
@@ -379,8 +432,18 @@ final class AsmEncoder {
         if (ops.size() > EncoderRequest.MAX_OPERANDS) {
             return null;
         }
+        if (c.mnemonic.equals("xchg") && ops.size() == 2 && ops.get(0) instanceof Reg a && ops.get(1) instanceof Reg b) {
+            if (a.equals(b) && a.register().name().equals("eax")) {
+                // 90 would be nop; xchg eax, eax clears rax's upper half, so it is 87 c0, as assemblers write it
+                return new byte[] {(byte) 0x87, (byte) 0xc0};
+            }
+            if (!a.equals(b)) {
+                return xchg(id, c, s, ops, where);
+            }
+        }
         boolean open = c.memorySizes[0] != -1 && c.operandSize == 0;
         List<byte[]> found = new ArrayList<>();
+        List<Integer> foundSizes = new ArrayList<>();
         for (int size : c.memorySizes) {
             byte[] bytes = encodeSized(id, c, s, ops, size, where);
             if (bytes != null && (!open || size == 8 && DEFAULT_64.contains(c.mnemonic))) {
@@ -388,19 +451,27 @@ final class AsmEncoder {
             }
             if (bytes != null) {
                 found.add(bytes);
+                foundSizes.add(size);
             }
         }
         if (found.isEmpty()) {
             return null;
         }
         // The text gave no size: the sizes that encode must all be the same instruction (lea, SSE forms), else the
-        // text is ambiguous, as an assembler would say, rather than guessed.
+        // text is ambiguous, as an assembler would say, rather than guessed. Of equally short forms, the one
+        // encoded at the size the instruction accesses: what the text with that size written out gives
+        // (AT&T "movq (%r12), %xmm0" as Intel "movq xmm0, qword ptr [r12]": f3 41 0f 7e, not 66 49 0f 6e).
         Set<String> meanings = new java.util.TreeSet<>();
         byte[] shortest = found.get(0);
-        for (byte[] f : found) {
-            meanings.add(BasicBlock.fromBytes(f).instruction(0).intelSyntax());
-            if (f.length < shortest.length) {
-                shortest = f;
+        int shortestSize = foundSizes.get(0);
+        for (int k = 0; k < found.size(); k++) {
+            Instruction decoded = BasicBlock.fromBytes(found.get(k)).instruction(0);
+            meanings.add(decoded.intelSyntax());
+            int length = found.get(k).length;
+            if (length < shortest.length || length == shortest.length && shortestSize != accessedBytes(decoded)
+                    && foundSizes.get(k) == accessedBytes(decoded)) {
+                shortest = found.get(k);
+                shortestSize = foundSizes.get(k);
             }
         }
         if (meanings.size() > 1) {
@@ -408,6 +479,36 @@ final class AsmEncoder {
                     + "': say it (a suffix such as 'l' or 'q', or 'dword ptr'); it could be " + meanings);
         }
         return shortest;
+    }
+
+    /** The size in bytes of the first memory operand {@code i} accesses, or 0. */
+    private static int accessedBytes(Instruction i) {
+        for (dev.basalt.decoder.Operand o : i.operands()) {
+            if (o instanceof dev.basalt.decoder.Operand.MemoryOperand m) {
+                return m.sizeBits() / 8;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * xchg of two registers commutes, and Zydis may put either in ModRM.rm, or miss the one-byte form with the
+     * accumulator. As gas and llvm-mc do: the shortest form, and among equals the one with the first operand
+     * written in ModRM.rm, so the bytes decode (and print) in the order the text gave.
+     */
+    private byte[] xchg(int id, Candidate c, AsmStatement s, List<Operand> ops, Placement where) {
+        byte[] asWritten = encodeSized(id, c, s, ops, c.memorySizes[0], where);
+        byte[] swapped = encodeSized(id, c, s, List.of(ops.get(1), ops.get(0)), c.memorySizes[0], where);
+        if (asWritten == null || swapped == null) {
+            return asWritten == null ? swapped : asWritten;
+        }
+        if (asWritten.length != swapped.length) {
+            return asWritten.length < swapped.length ? asWritten : swapped;
+        }
+        Register first = ((Reg) ops.get(0)).register();
+        var printed = (dev.basalt.decoder.Operand.RegisterOperand) BasicBlock.fromBytes(asWritten).instruction(0)
+                .operands().get(0);
+        return printed.register().equals(first) ? asWritten : swapped;
     }
 
     /** The first encoding at memory size {@code size}: immediates as written, then sign-folded; hint, then none. */
@@ -619,9 +720,8 @@ final class AsmEncoder {
                 }
             }
         }
-        // CS, SS, DS and ES overrides mean nothing in 64-bit mode; Zydis refuses them (llvm-mc prints them on NOPs)
-        b.putLong(EncoderRequest.R_PREFIXES, prefixes
-                & ~(AsmParser.SEGMENT_CS | AsmParser.SEGMENT_SS | AsmParser.SEGMENT_DS | AsmParser.SEGMENT_ES));
+        // Left here only on a branch (a hint such as "cs jne"), whose length the layout has fixed: not written.
+        b.putLong(EncoderRequest.R_PREFIXES, prefixes & ~INERT);
         return b.array();
     }
 }

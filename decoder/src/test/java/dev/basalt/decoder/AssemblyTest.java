@@ -46,6 +46,13 @@ class AssemblyTest {
             vaddps zmm1, zmm2, zmm3                       | vaddps %zmm3, %zmm2, %zmm1               | 62f16c4858cb
             imul eax, 3                                   | imull $3, %eax                           | 6bc003
             rep ret                                       | rep ret                                  | f3c3
+            nop word ptr cs:[rax + rax]                   | nopw %cs:(%rax,%rax)                     | 2e660f1f0400
+            mov eax, dword ptr ds:[rax]                   | movl %ds:(%rax), %eax                    | 3e8b00
+            xchg ecx, eax                                 | xchgl %eax, %ecx                         | 91
+            xchg eax, eax                                 | xchgl %eax, %eax                         | 87c0
+            movq xmm0, qword ptr [r12]                    | movq (%r12), %xmm0                       | f3410f7e0424
+            movq qword ptr [r12], xmm0                    | movq %xmm0, (%r12)                       | 66410fd60424
+            call fword ptr [rdi]                          | lcalll *(%rdi)                           | ff1f
             """)
     void intelAndAttEncodeAsLlvmMcAssembles(String intel, String att, String hex) {
         assertEquals(hex, one(intel, Assembly.Syntax.INTEL), intel);
@@ -113,8 +120,23 @@ class AssemblyTest {
         List<Assembly.Block> blocks = Assembly.parse(objdump, Assembly.Syntax.ATT);
         assertEquals(1, blocks.size());
         assertEquals("dot", blocks.get(0).label());
-        // the cs prefix means nothing in 64-bit mode and Zydis drops it; 0x0 needs no displacement byte
-        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9660f1f0400", blocks.get(0).hex());
+        // the cs prefix is a byte, written first as gas writes it; 0x0 needs no displacement byte (gas drops it too)
+        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e92e660f1f0400", blocks.get(0).hex());
+    }
+
+    @Test
+    void xchgKeepsTheOrderObjdumpPrints() {
+        // 87 /r either way round is the same instruction; objdump prints ModRM.rm first, and gas reads it back so
+        String objdump = """
+                   0:	41 87 d9             	xchg   %ebx,%r9d
+                   3:	44 87 cb             	xchg   %r9d,%ebx
+                   6:	48 87 fe             	xchg   %rdi,%rsi
+                   9:	48 87 f7             	xchg   %rsi,%rdi
+                   c:	91                   	xchg   %eax,%ecx
+                """;
+        assertEquals("4187d94487cb4887fe4887f791", Assembly.parse(objdump, Assembly.Syntax.ATT).get(0).hex());
+        assertEquals("4187d9", one("xchg r9d, ebx", Assembly.Syntax.INTEL));
+        assertEquals("4487cb", one("xchg ebx, r9d", Assembly.Syntax.INTEL));
     }
 
     @Test
