@@ -432,7 +432,8 @@ final class AsmEncoder {
         if (ops.size() > EncoderRequest.MAX_OPERANDS) {
             return null;
         }
-        if (c.mnemonic.equals("xchg") && ops.size() == 2 && ops.get(0) instanceof Reg a && ops.get(1) instanceof Reg b) {
+        if (c.mnemonic.equals("xchg") && ops.size() == 2 && ops.get(0) instanceof Reg a
+                && ops.get(1) instanceof Reg b) {
             if (a.equals(b) && a.register().name().equals("eax")) {
                 // 90 would be nop; xchg eax, eax clears rax's upper half, so it is 87 c0, as assemblers write it
                 return new byte[] {(byte) 0x87, (byte) 0xc0};

@@ -55,14 +55,17 @@ final class AsmParser {
     private static final long SEGMENT_GS = 1L << 42;
     /** Zydis' "has operand-size prefix" bit, used here for the word {@code data16}: a 66 byte written as such. */
     static final long DATA16 = 1L << 43;
-    /** Prefix words and their bits; words that name no prefix we encode (rex64, notrack, {vex3}) carry 0. */
+    /**
+     * Prefix words and their bits ({@code notrack} is the DS byte); words that name no prefix we encode ({@code rex64},
+     * {@code {vex3}}) carry 0.
+     */
     private static final Map<String, Long> PREFIXES = Map.ofEntries(Map.entry("lock", Zydis.ATTRIB_HAS_LOCK),
             Map.entry("rep", Zydis.ATTRIB_HAS_REP), Map.entry("repe", Zydis.ATTRIB_HAS_REPE),
             Map.entry("repz", Zydis.ATTRIB_HAS_REPE), Map.entry("repne", Zydis.ATTRIB_HAS_REPNE),
             Map.entry("repnz", Zydis.ATTRIB_HAS_REPNE), Map.entry("bnd", Zydis.ATTRIB_HAS_BND),
             Map.entry("xacquire", Zydis.ATTRIB_HAS_XACQUIRE), Map.entry("xrelease", Zydis.ATTRIB_HAS_XRELEASE),
             Map.entry("data16", DATA16), Map.entry("data32", 0L), Map.entry("addr32", 0L), Map.entry("rex64", 0L),
-            Map.entry("rex", 0L), Map.entry("rex.w", 0L), Map.entry("notrack", 0L), Map.entry("{vex}", 0L),
+            Map.entry("rex", 0L), Map.entry("rex.w", 0L), Map.entry("notrack", SEGMENT_DS), Map.entry("{vex}", 0L),
             Map.entry("{vex3}", 0L), Map.entry("{evex}", 0L), Map.entry("cs", SEGMENT_CS),
             Map.entry("ds", SEGMENT_DS), Map.entry("es", SEGMENT_ES), Map.entry("ss", SEGMENT_SS),
             Map.entry("fs", SEGMENT_FS), Map.entry("gs", SEGMENT_GS));
@@ -400,6 +403,9 @@ final class AsmParser {
             if (s.matches("[a-z_.$@][\\w.$@]*(@plt)?")) {
                 return new Target(0, op.strip().replaceFirst("(?i)@plt$", ""), false);  // labels keep their case
             }
+            if (s.matches("\\d+[bf]")) {
+                return new Target(0, s, false);  // gas' local label "1b" (the last "1:" before), "1f" (the next)
+            }
         }
         if (value != null) {
             return new Imm(value);
@@ -559,6 +565,9 @@ final class AsmParser {
             }
             if (s.matches("[a-z_.$@][\\w.$@]*(@plt)?")) {
                 return new Target(0, op.strip().replaceFirst("(?i)@plt$", ""), false);  // labels keep their case
+            }
+            if (s.matches("\\d+[bf]")) {
+                return new Target(0, s, false);  // gas' local label "1b" (the last "1:" before), "1f" (the next)
             }
         }
         if (s.startsWith("$")) {

@@ -125,6 +125,7 @@ public final class Assembly {
         List<Integer> blockOf = new ArrayList<>();
         List<String> blockLabels = new ArrayList<>();
         Map<String, Integer> labels = new HashMap<>();  // label → index of the statement it precedes
+        Map<String, List<Integer>> local = new HashMap<>();  // "1" → every place "1:" is defined, in order
         int block = -1;
         boolean open = false;
         String pendingLabel = "";
@@ -133,6 +134,9 @@ public final class Assembly {
                 // gas' numeric local labels ("1:") may be defined again; other names only once
                 if (labels.put(l.name(), statements.size()) != null && !l.name().matches("\\d+")) {
                     throw new AssemblyException(l.line(), 1, "label '" + l.name() + "' is already defined");
+                }
+                if (l.name().matches("\\d+")) {
+                    local.computeIfAbsent(l.name(), k -> new ArrayList<>()).add(statements.size());
                 }
                 open = false;
                 if (pendingLabel.isEmpty() || pendingLabel.startsWith(".L") && !l.name().startsWith(".L")) {
@@ -151,6 +155,7 @@ public final class Assembly {
                 blockOf.add(block);
             }
         }
+        resolveLocalLabels(statements, labels, local);
         byte[][] code = layout(statements, labels);
         List<Block> blocks = new ArrayList<>();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -221,6 +226,43 @@ public final class Assembly {
             if (!changed) {
                 return code;
             }
+        }
+    }
+
+    /**
+     * Points each branch to a local label ({@code 1b}: the last {@code 1:} at or before it; {@code 1f}: the next one
+     * after it) at a name of its own for that definition ("1@7": the label before statement 7, a name no text can
+     * define), entered in {@code labels}.
+     */
+    private static void resolveLocalLabels(List<AsmStatement> statements, Map<String, Integer> labels,
+                                           Map<String, List<Integer>> local) {
+        for (int i = 0; i < statements.size(); i++) {
+            AsmStatement s = statements.get(i);
+            String ref = label(s);
+            if (ref == null || !ref.matches("\\d+[bf]")) {
+                continue;
+            }
+            String name = ref.substring(0, ref.length() - 1);
+            boolean back = ref.endsWith("b");
+            Integer at = null;
+            for (int p : local.getOrDefault(name, List.of())) {
+                if (back && p <= i) {
+                    at = p;
+                } else if (!back && p > i && at == null) {
+                    at = p;
+                }
+            }
+            if (at == null) {
+                throw new AssemblyException(s.line(), s.column(), "no label '" + name + ":' " + (back ? "before"
+                        : "after") + " this line for '" + ref + "'");
+            }
+            String unique = name + "@" + at;
+            labels.put(unique, at);
+            List<Operand> ops = s.operands().stream()
+                    .map(o -> o instanceof Target t && ref.equals(t.label()) ? new Target(0, unique, false) : o)
+                    .toList();
+            statements.set(i, new AsmStatement(s.line(), s.column(), s.prefixes(), s.mnemonic(), ops, s.suffix(),
+                    s.address()));
         }
     }
 

@@ -53,6 +53,7 @@ class AssemblyTest {
             movq xmm0, qword ptr [r12]                    | movq (%r12), %xmm0                       | f3410f7e0424
             movq qword ptr [r12], xmm0                    | movq %xmm0, (%r12)                       | 66410fd60424
             call fword ptr [rdi]                          | lcalll *(%rdi)                           | ff1f
+            notrack jmp rax                               | notrack jmp *%rax                        | 3effe0
             """)
     void intelAndAttEncodeAsLlvmMcAssembles(String intel, String att, String hex) {
         assertEquals(hex, one(intel, Assembly.Syntax.INTEL), intel);
@@ -160,6 +161,25 @@ class AssemblyTest {
         assertEquals("48ffc9", split.get(1).hex());
         assertEquals("next", split.get(1).label());
         assertTrue(Assembly.parse("  .text\n# nothing\n", Assembly.Syntax.INTEL).isEmpty());
+    }
+
+    @Test
+    void localLabelsGoToTheLastDefinitionBeforeOrTheNextAfter() {
+        // as gas assembles it: 1b from "jnz" is the first "1:", from the last "jmp" the second; 1f the second
+        String text = """
+                1:
+                  decq %rcx
+                  jnz 1b
+                  jmp 1f
+                  nop
+                1:
+                  jmp 1b
+                """;
+        List<Assembly.Block> blocks = Assembly.parse(text, Assembly.Syntax.ATT);
+        assertEquals(List.of("48ffc975fbeb0190", "ebfe"), blocks.stream().map(Assembly.Block::hex).toList());
+        AssemblyException missing = assertThrows(AssemblyException.class,
+                () -> Assembly.parse("1:\n  jmp 1f\n", Assembly.Syntax.ATT));
+        assertEquals("line 2, column 3: no label '1:' after this line for '1f'", missing.getMessage());
     }
 
     @Test
