@@ -67,8 +67,10 @@ final class AsmEncoder {
     private static final Set<String> STRING_OPS = Set.of("movs", "cmps", "stos", "lods", "scas", "ins", "outs");
 
     private static final int MAX_LENGTH = 15;
+    private static final List<Integer> LEGACY_PREFIXES = List.of(0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x26, 0x2e, 0x36, 0x3e,
+            0x64, 0x65);
     private static final long INERT = AsmParser.SEGMENT_CS | AsmParser.SEGMENT_SS | AsmParser.SEGMENT_DS
-            | AsmParser.SEGMENT_ES | AsmParser.DATA16;
+            | AsmParser.SEGMENT_ES | AsmParser.DATA16 | AsmParser.REX64;
     private static final Map<Long, Integer> SEGMENT_BYTES = Map.of(AsmParser.SEGMENT_ES, 0x26,
             AsmParser.SEGMENT_CS, 0x2e, AsmParser.SEGMENT_SS, 0x36, AsmParser.SEGMENT_DS, 0x3e);
 
@@ -98,16 +100,24 @@ final class AsmEncoder {
      */
     byte[] encode(AsmStatement s, Placement where) {
         // Prefixes Zydis will not write: a CS, SS, DS or ES override (meaningless in 64-bit mode, so Zydis refuses
-        // it; llvm-mc prints it on padding NOPs) and "data16". An assembler writes them as bytes, before the rest.
+        // it; llvm-mc prints it on padding NOPs), "notrack" (DS), "data16" and "rex64". An assembler writes them.
         long inert = inertPrefixes(s);
-        if (inert != 0 && s.operands().stream().noneMatch(o -> o instanceof Target)) {
+        if (inert != 0) {
             List<Operand> ops = s.operands().stream()
                     .map(o -> o instanceof Mem m && (AsmParser.segmentBit(m.segment()) & INERT) != 0
                             ? new Mem(Register.NONE, m.base(), m.index(), m.scale(), m.displacement(), m.size()) : o)
                     .toList();
+            int extra = Long.bitCount(inert & ~AsmParser.REX64);
+            // A placed branch's displacement counts from its end, which the added bytes move (a branch has no REX
+            // for rex64 to join, so that one adds a byte too).
+            int added = extra + ((inert & AsmParser.REX64) != 0 ? 1 : 0);
+            Placement shifted = where.target() == null ? where
+                    : new Placement(where.address() + added, where.target(), where.width());
             byte[] bare = encode(new AsmStatement(s.line(), s.column(), s.prefixes() & ~INERT, s.mnemonic(), ops,
-                    s.suffix(), s.address()), where);
-            int extra = Long.bitCount(inert);
+                    s.suffix(), s.address()), shifted);
+            if ((inert & AsmParser.REX64) != 0) {
+                bare = withRexW(bare, s);
+            }
             if (bare.length + extra > MAX_LENGTH) {
                 throw new AssemblyException(s.line(), s.column(), "'" + s.mnemonic() + "' with its prefixes would be "
                         + (bare.length + extra) + " bytes; an instruction has at most " + MAX_LENGTH);
@@ -167,6 +177,31 @@ final class AsmEncoder {
 
     private static String describe(AsmStatement s) {
         return s.mnemonic() + (s.operands().isEmpty() ? "" : " with " + s.operands().size() + " operand(s)");
+    }
+
+    /**
+     * {@code bytes} with REX.W set ("rex64 call __tls_get_addr@PLT": gcc's TLS sequence, 48 e8 ...): in the REX
+     * byte the encoding has, else in one added after the legacy prefixes, just before the opcode.
+     */
+    private static byte[] withRexW(byte[] bytes, AsmStatement s) {
+        int i = 0;
+        while (i < bytes.length && LEGACY_PREFIXES.indexOf(Byte.toUnsignedInt(bytes[i])) >= 0) {
+            i++;
+        }
+        int at = i < bytes.length ? Byte.toUnsignedInt(bytes[i]) : -1;
+        if (at == 0xc4 || at == 0xc5 || at == 0x62) {
+            throw new AssemblyException(s.line(), s.column(), "rex64 on a VEX or EVEX instruction");
+        }
+        if (at >= 0x40 && at <= 0x4f) {
+            byte[] out = bytes.clone();
+            out[i] |= 0x08;
+            return out;
+        }
+        byte[] out = new byte[bytes.length + 1];
+        System.arraycopy(bytes, 0, out, 0, i);
+        out[i] = 0x48;
+        System.arraycopy(bytes, i, out, i + 1, bytes.length - i);
+        return out;
     }
 
     /** The prefixes of {@code s}, written as words or as a memory operand's segment, that Zydis will not write. */
@@ -721,8 +756,7 @@ final class AsmEncoder {
                 }
             }
         }
-        // Left here only on a branch (a hint such as "cs jne"), whose length the layout has fixed: not written.
-        b.putLong(EncoderRequest.R_PREFIXES, prefixes & ~INERT);
+        b.putLong(EncoderRequest.R_PREFIXES, prefixes & ~INERT);  // written by encode(), not by Zydis
         return b.array();
     }
 }

@@ -22,7 +22,15 @@ import java.util.regex.Pattern;
 final class AsmParser {
 
     /** What a line holds. */
-    sealed interface Item permits Label, Separator, Statement {
+    sealed interface Item permits Label, Separator, Statement, Directive {
+    }
+
+    /**
+     * A directive that places code without being code: a section change ({@code .text}, {@code .section},
+     * {@code .pushsection}, {@code .popsection}, {@code .previous}) or an alignment ({@code .p2align}, {@code .balign},
+     * {@code .align}). Lower-case name with its dot, and the text after it.
+     */
+    record Directive(String name, String arguments, int line) implements Item {
     }
 
     /** A label: ends the block before it; branches may name it. */
@@ -55,20 +63,25 @@ final class AsmParser {
     private static final long SEGMENT_GS = 1L << 42;
     /** Zydis' "has operand-size prefix" bit, used here for the word {@code data16}: a 66 byte written as such. */
     static final long DATA16 = 1L << 43;
+    /** Zydis' "has address-size prefix" bit, used here for the word {@code rex64}: REX.W added to the encoding. */
+    static final long REX64 = 1L << 44;
     /**
-     * Prefix words and their bits ({@code notrack} is the DS byte); words that name no prefix we encode ({@code rex64},
-     * {@code {vex3}}) carry 0.
+     * Prefix words and their bits ({@code notrack} is the DS byte); words that name no prefix we encode
+     * ({@code addr32}, {@code {vex3}}) carry 0.
      */
     private static final Map<String, Long> PREFIXES = Map.ofEntries(Map.entry("lock", Zydis.ATTRIB_HAS_LOCK),
             Map.entry("rep", Zydis.ATTRIB_HAS_REP), Map.entry("repe", Zydis.ATTRIB_HAS_REPE),
             Map.entry("repz", Zydis.ATTRIB_HAS_REPE), Map.entry("repne", Zydis.ATTRIB_HAS_REPNE),
             Map.entry("repnz", Zydis.ATTRIB_HAS_REPNE), Map.entry("bnd", Zydis.ATTRIB_HAS_BND),
             Map.entry("xacquire", Zydis.ATTRIB_HAS_XACQUIRE), Map.entry("xrelease", Zydis.ATTRIB_HAS_XRELEASE),
-            Map.entry("data16", DATA16), Map.entry("data32", 0L), Map.entry("addr32", 0L), Map.entry("rex64", 0L),
+            Map.entry("data16", DATA16), Map.entry("data32", 0L), Map.entry("addr32", 0L), Map.entry("rex64", REX64),
             Map.entry("rex", 0L), Map.entry("rex.w", 0L), Map.entry("notrack", SEGMENT_DS), Map.entry("{vex}", 0L),
             Map.entry("{vex3}", 0L), Map.entry("{evex}", 0L), Map.entry("cs", SEGMENT_CS),
             Map.entry("ds", SEGMENT_DS), Map.entry("es", SEGMENT_ES), Map.entry("ss", SEGMENT_SS),
             Map.entry("fs", SEGMENT_FS), Map.entry("gs", SEGMENT_GS));
+
+    private static final java.util.Set<String> PLACING_DIRECTIVES = java.util.Set.of(".text", ".data", ".bss",
+            ".section", ".pushsection", ".popsection", ".previous", ".p2align", ".balign", ".align");
 
     private final Assembly.Syntax syntax;
     private final Zydis zydis = Zydis.get();
@@ -142,7 +155,7 @@ final class AsmParser {
             // ';' separates statements (gas); columns stay those of the whole line.
             int start = offset;
             while (start <= body.length()) {
-                int end = body.indexOf(';', start);
+                int end = outsideQuotes(body, ";", start);
                 if (end < 0) {
                     end = body.length();
                 }
@@ -150,8 +163,13 @@ final class AsmParser {
                 if (!part.isBlank()) {
                     String trimmed = part.strip();
                     if (trimmed.startsWith(".")) {
+                        String[] words = trimmed.split("\\s+", 2);
+                        String name = words[0].toLowerCase(Locale.ROOT);
+                        if (PLACING_DIRECTIVES.contains(name)) {
+                            items.add(new Directive(name, words.length > 1 ? words[1] : "", lineNo));
+                        }
                         start = end + 1;
-                        continue;  // a directive
+                        continue;  // other directives say nothing about the code
                     }
                     int column = start + part.indexOf(trimmed.charAt(0)) + 1;
                     AsmStatement s = statement(trimmed, lineNo, column, pendingPrefixes, address);
@@ -183,13 +201,27 @@ final class AsmParser {
         return !m.group(2).isEmpty() || body.charAt(m.end() - 1) == '\t';
     }
 
+    /** Where {@code token} first occurs in {@code s} from {@code from}, not inside a "string" literal; -1 if not. */
+    private static int outsideQuotes(String s, String token, int from) {
+        boolean quoted = false;
+        for (int i = from; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' && (i == 0 || s.charAt(i - 1) != '\\')) {
+                quoted = !quoted;
+            } else if (!quoted && s.startsWith(token, i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static String stripComment(String line) {
         int cut = line.length();
-        int hash = line.indexOf('#');
+        int hash = outsideQuotes(line, "#", 0);
         if (hash >= 0) {
             cut = hash;
         }
-        int slashes = line.indexOf("//");
+        int slashes = outsideQuotes(line, "//", 0);
         if (slashes >= 0 && slashes < cut) {
             cut = slashes;
         }
@@ -345,6 +377,9 @@ final class AsmParser {
 
     private Operand intel(String op, String mnemonic, int line, int column, long address) {
         String s = op.toLowerCase(Locale.ROOT).strip();
+        if (s.startsWith("[") && s.endsWith("]") && PTR.matcher(s.substring(1)).find()) {
+            s = s.substring(1, s.length() - 1).strip();  // gcc's "call [QWORD PTR 24[rax]]"
+        }
         if (s.startsWith("{") || s.contains("{")) {
             throw new AssemblyException(line, column, "AVX-512 decorations ('" + op + "') are not supported");
         }
@@ -386,6 +421,10 @@ final class AsmParser {
             return new Reg(r);
         }
         Long value = number(s);
+        if (value == null && (segment.isPresent() || size > 0)
+                && SYMBOL_NAME.matcher(s.replaceFirst("[+-]\\w+$", "")).matches()) {
+            value = symbolOffset(s);  // gcc's "DWORD PTR fs:tls@tpoff", "QWORD PTR x+8"
+        }
         if (segment.isPresent() || size > 0) {
             if (value == null) {
                 throw new AssemblyException(line, column, "cannot read the address '" + op + "'");
@@ -489,6 +528,7 @@ final class AsmParser {
      * assembler leaves for the symbol's relocation, so that the instruction has the length it will have.
      */
     static final long SYMBOL = 0x1000_0000L;
+    private static final Pattern LEADING_NUMBER = Pattern.compile("(\\d+|0x[0-9a-f]+)\\+([a-z_.$].*)");
     private static final Pattern SYMBOL_NAME = Pattern.compile("[a-z_.$][\\w.$]*(@[a-z]+)?");
 
     /** A displacement or immediate that may name a symbol: "-24", "x", "x+8" (the symbol stands as {@link #SYMBOL}). */
@@ -496,6 +536,10 @@ final class AsmParser {
         Long whole = number(symbol);
         if (whole != null) {
             return whole;  // gcc -masm=intel's "DWORD PTR -24[rbp]"
+        }
+        Matcher lead = LEADING_NUMBER.matcher(symbol);
+        if (lead.matches()) {
+            return number(lead.group(1)) + symbolOffset(lead.group(2));  // gcc's "8+log_gzhead(%rip)"
         }
         int plus = Math.max(symbol.lastIndexOf('+'), symbol.lastIndexOf('-'));
         if (plus > 0) {
@@ -601,7 +645,7 @@ final class AsmParser {
         if (!d.isEmpty()) {
             Long value = number(d);
             if (value == null) {
-                if (!d.matches("[a-z_.$@][\\w.$@+\\-]*(@[a-z]+)?")) {
+                if (!d.matches("(\\d+\\+)?[a-z_.$@][\\w.$@+\\-]*(@[a-z]+)?")) {
                     throw new AssemblyException(line, column, "cannot read the displacement '" + d + "' in '" + op
                             + "'");
                 }

@@ -1,5 +1,6 @@
 package dev.basalt.decoder;
 
+import dev.basalt.decoder.AsmParser.Directive;
 import dev.basalt.decoder.AsmParser.Item;
 import dev.basalt.decoder.AsmParser.Label;
 import dev.basalt.decoder.AsmParser.Separator;
@@ -126,11 +127,15 @@ public final class Assembly {
         List<String> blockLabels = new ArrayList<>();
         Map<String, Integer> labels = new HashMap<>();  // label → index of the statement it precedes
         Map<String, List<Integer>> local = new HashMap<>();  // "1" → every place "1:" is defined, in order
+        Placing placing = new Placing();
         int block = -1;
         boolean open = false;
         String pendingLabel = "";
         for (Item item : items) {
-            if (item instanceof Label l) {
+            if (item instanceof Directive d) {
+                open &= !placing.apply(d);  // code in another section is not the block's next instruction
+            } else if (item instanceof Label l) {
+                placing.label(l.name());
                 // gas' numeric local labels ("1:") may be defined again; other names only once
                 if (labels.put(l.name(), statements.size()) != null && !l.name().matches("\\d+")) {
                     throw new AssemblyException(l.line(), 1, "label '" + l.name() + "' is already defined");
@@ -153,10 +158,11 @@ public final class Assembly {
                 }
                 statements.add(st.statement());
                 blockOf.add(block);
+                placing.statement();
             }
         }
         resolveLocalLabels(statements, labels, local);
-        byte[][] code = layout(statements, labels);
+        byte[][] code = layout(statements, labels, placing);
         List<Block> blocks = new ArrayList<>();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int first = -1;
@@ -180,52 +186,192 @@ public final class Assembly {
      * becomes near when its target is out of an 8-bit displacement's reach, never back; the rounds end when no
      * branch changes, so every displacement is computed from the final lengths (at most one round per branch).
      */
-    private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels) {
+    private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels, Placing placing) {
         AsmEncoder encoder = new AsmEncoder();
         int n = statements.size();
         byte[][] code = new byte[n][];
         int[] width = new int[n];
         for (int i = 0; i < n; i++) {
             AsmStatement s = statements.get(i);
-            if (!isBranchToPlace(s) || label(s) != null && !labels.containsKey(label(s))) {
+            // A label of another section (gcc's cold code in .text.unlikely) is as far as a symbol of another file:
+            // the assembler leaves its distance to the linker, in 32 bits.
+            if (!isBranchToPlace(s) || label(s) != null && (!labels.containsKey(label(s))
+                    || !placing.sameSection(i, label(s), labels.get(label(s)), n))) {
                 code[i] = encoder.encode(s);
             } else {
                 width[i] = 8;
                 code[i] = new byte[2];  // a short branch's length, until the first round places it
             }
         }
+        // As gas relaxes: each pass walks the code in order with the addresses of this pass behind it and, ahead,
+        // those of the last pass moved by what this pass has grown so far — unless an alignment lies between,
+        // which may absorb the growth (gas then keeps the last pass's address); done when a pass changes nothing.
+        long[] old = placing.addresses(code);
         for (int round = 0; ; round++) {
-            if (round > n + 1) {
+            if (round > 2 * n + 4) {
                 throw new AssemblyException(statements.get(0).line(), 1, "branch lengths did not settle");
             }
+            Map<String, Long> ends = new HashMap<>();
             long[] address = new long[n + 1];
-            for (int i = 0; i < n; i++) {
-                address[i + 1] = address[i] + code[i].length;
-            }
             boolean changed = false;
             for (int i = 0; i < n; i++) {
-                if (width[i] == 0) {
-                    continue;
-                }
-                AsmStatement s = statements.get(i);
-                long at = s.address() >= 0 ? s.address() : address[i];
-                long target = label(s) != null ? address[labels.get(label(s))] : absoluteTarget(s);
-                byte[] placed;
-                try {
-                    placed = encoder.encode(s, new AsmEncoder.Placement(at, target, width[i]));
-                } catch (AssemblyException outOfReach) {
-                    if (width[i] != 8) {
-                        throw outOfReach;
+                long here = placing.start(i, ends);
+                address[i] = here;
+                changed |= here != old[i];
+                if (width[i] != 0) {
+                    AsmStatement s = statements.get(i);
+                    long at = s.address() >= 0 ? s.address() : here;
+                    long target;
+                    if (label(s) == null) {
+                        target = absoluteTarget(s);
+                    } else {
+                        int j = labels.get(label(s));
+                        long stretch = here - old[i];
+                        if (j <= i) {
+                            target = j < i ? address[j] : here;
+                        } else if (stretch > 0 && placing.alignedBetween(i, j)) {
+                            // not moved; should that put it behind the branch, it is taken as just after it
+                            target = Math.max(old[j], here + code[i].length);
+                        } else {
+                            target = old[j] + stretch;
+                        }
                     }
-                    width[i] = 32;
-                    placed = encoder.encode(s, new AsmEncoder.Placement(at, target, 32));
+                    byte[] placed;
+                    try {
+                        placed = encoder.encode(s, new AsmEncoder.Placement(at, target, width[i]));
+                    } catch (AssemblyException outOfReach) {
+                        if (width[i] != 8) {
+                            throw outOfReach;
+                        }
+                        width[i] = 32;
+                        placed = encoder.encode(s, new AsmEncoder.Placement(at, target, 32));
+                    }
+                    changed |= placed.length != code[i].length;
+                    code[i] = placed;
                 }
-                changed |= placed.length != code[i].length;
-                code[i] = placed;
+                placing.end(i, ends, here + code[i].length);
             }
+            address[n] = placing.last(ends);
             if (!changed) {
                 return code;
             }
+            old = address;
+        }
+    }
+
+    /**
+     * Where statements go: the section of each (a section's code starts at 0, as in an object file) and the
+     * alignments before it, kept from the directives so that branch distances come out as an assembler's do,
+     * though the padding itself is not code of any block.
+     */
+    private static final class Placing {
+
+        private String section = ".text";
+        private String previous = ".text";
+        private final java.util.ArrayDeque<String> pushed = new java.util.ArrayDeque<>();
+        private final Map<String, List<long[]>> pendingAlignments = new HashMap<>();
+        private final List<String> sectionOf = new ArrayList<>();
+        private final List<List<long[]>> alignmentsOf = new ArrayList<>();
+        private final Map<String, String> labelSection = new HashMap<>();
+
+        /** Applies a directive; true when it changed the section. */
+        boolean apply(Directive d) {
+            String before = section;
+            switch (d.name()) {
+                case ".text", ".data", ".bss" -> enter(d.name());
+                case ".section" -> enter(d.arguments().split("[,\\s]", 2)[0].replace("\"", ""));
+                case ".pushsection" -> {
+                    pushed.push(section);
+                    enter(d.arguments().split("[,\\s]", 2)[0].replace("\"", ""));
+                }
+                case ".popsection" -> {
+                    if (!pushed.isEmpty()) {
+                        enter(pushed.pop());
+                    }
+                }
+                case ".previous" -> enter(previous);
+                default -> pendingAlignments.computeIfAbsent(section, k -> new ArrayList<>()).add(alignment(d));
+            }
+            return !section.equals(before);
+        }
+
+        private void enter(String name) {
+            if (!name.equals(section)) {
+                previous = section;
+                section = name;
+            }
+        }
+
+        /** {boundary, most bytes of padding} of .p2align 4,,10 (16, 10), .balign 8 and .align 8 (8, unbounded). */
+        private static long[] alignment(Directive d) {
+            String[] args = d.arguments().split(",", -1);
+            Long value = AsmParser.number(args[0]);
+            Long max = args.length > 2 && !args[2].isBlank() ? AsmParser.number(args[2]) : Long.valueOf(Long.MAX_VALUE);
+            long boundary = value == null ? 0 : d.name().equals(".p2align") ? (value >= 0 && value < 31 ? 1L << value
+                    : 0) : value;
+            if (boundary <= 0 || Long.bitCount(boundary) != 1 || max == null) {
+                throw new AssemblyException(d.line(), 1, "cannot read the alignment '" + d.name() + " "
+                        + d.arguments() + "'");
+            }
+            return new long[] {boundary, max};
+        }
+
+        void label(String name) {
+            labelSection.put(name, section);
+        }
+
+        void statement() {
+            sectionOf.add(section);
+            List<long[]> pending = pendingAlignments.remove(section);
+            alignmentsOf.add(pending == null ? List.of() : pending);
+        }
+
+        /** Whether the label at statement {@code target} is where statement {@code from} can reach it directly. */
+        boolean sameSection(int from, String label, int target, int n) {
+            String where = labelSection.getOrDefault(label, sectionOf.get(from));
+            return where.equals(sectionOf.get(from)) && (target >= n || sectionOf.get(target).equals(where));
+        }
+
+        /** The address of each statement in its section, and (last) the end of the last statement's section. */
+        long[] addresses(byte[][] code) {
+            int n = code.length;
+            long[] address = new long[n + 1];
+            Map<String, Long> ends = new HashMap<>();
+            for (int i = 0; i < n; i++) {
+                address[i] = start(i, ends);
+                end(i, ends, address[i] + code[i].length);
+            }
+            address[n] = last(ends);
+            return address;
+        }
+
+        /** Whether an alignment comes before any statement after {@code i} up to {@code j}. */
+        boolean alignedBetween(int i, int j) {
+            for (int k = i + 1; k <= j && k < alignmentsOf.size(); k++) {
+                if (!alignmentsOf.get(k).isEmpty()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Where statement {@code i} starts: after what its section holds so far ({@code ends}), aligned. */
+        long start(int i, Map<String, Long> ends) {
+            long at = ends.getOrDefault(sectionOf.get(i), 0L);
+            for (long[] a : alignmentsOf.get(i)) {
+                long padding = Math.floorMod(-at, a[0]);
+                at += padding <= a[1] ? padding : 0;
+            }
+            return at;
+        }
+
+        void end(int i, Map<String, Long> ends, long end) {
+            ends.put(sectionOf.get(i), end);
+        }
+
+        /** The end of the last statement's section: where a label after the last statement is. */
+        long last(Map<String, Long> ends) {
+            return sectionOf.isEmpty() ? 0 : ends.get(sectionOf.get(sectionOf.size() - 1));
         }
     }
 

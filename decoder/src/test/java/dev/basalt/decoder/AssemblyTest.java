@@ -93,8 +93,9 @@ class AssemblyTest {
         List<Assembly.Block> blocks = Assembly.parse(gcc, Assembly.Syntax.detect(gcc));
         assertEquals(3, blocks.size());
         assertEquals("dot", blocks.get(0).label());
-        // jle .L4 jumps over the 2 instructions after it (6 bytes) and the 28-byte .L3 block: 0x22
-        assertEquals("4885d27e2231c0660fefc9", blocks.get(0).hex());
+        // jle .L4 jumps over the 2 instructions after it (6 bytes), the 5 bytes of padding ".p2align 4,,10" puts
+        // before .L3 (not code of any block) and the 28-byte .L3 block: 0x27, as gas assembles it
+        assertEquals("4885d27e2731c0660fefc9", blocks.get(0).hex());
         // jne .L3 goes back over the 23 bytes from .L3 to its own end: -23 = e9, as gcc's assembler wrote it
         assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9660f28c1c3", blocks.get(1).hex());
         assertEquals(".L3", blocks.get(1).label());
@@ -161,6 +162,19 @@ class AssemblyTest {
         assertEquals("48ffc9", split.get(1).hex());
         assertEquals("next", split.get(1).label());
         assertTrue(Assembly.parse("  .text\n# nothing\n", Assembly.Syntax.INTEL).isEmpty());
+    }
+
+    @Test
+    void gccsSymbolFormsAreRead() {
+        // "8+sym(%rip)", gcc -masm=intel's "call [QWORD PTR 24[rax]]", TLS "fs:tls@tpoff"; a ';' or '#' inside a
+        // string is not a separator or a comment. Lengths as gas's, each symbol as 0x10000000 (+ its offset).
+        String att = "movq 8+log(%rip), %rax\n.string \"x; y # z\"\ncall *24(%rax)\nmovl %fs:tls@tpoff, %eax\n";
+        String intel = "mov rax, QWORD PTR log[rip+8]\ncall [QWORD PTR 24[rax]]\nmov eax, DWORD PTR fs:tls@tpoff\n";
+        assertEquals("488b0508000010ff5018648b042500000010", one(att, Assembly.Syntax.ATT));
+        assertEquals("488b0508000010ff5018648b042500000010", one(intel, Assembly.Syntax.INTEL));
+        // gcc -fPIC's TLS call: "data16" and "rex64" are bytes of the instructions, as gas writes them
+        assertEquals("66488d3d00000010" + "48e800000000",
+                one("data16 leaq tls@tlsgd(%rip), %rdi\nrex64\ncall __tls_get_addr@PLT\n", Assembly.Syntax.ATT));
     }
 
     @Test
