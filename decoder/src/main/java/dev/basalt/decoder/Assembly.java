@@ -183,8 +183,8 @@ public final class Assembly {
 
     /**
      * Encodes every statement. A branch to a place (a label of the text, a listing's address) starts short and
-     * becomes near when its target is out of an 8-bit displacement's reach, never back; the rounds end when no
-     * branch changes, so every displacement is computed from the final lengths (at most one round per branch).
+     * becomes near when its target is out of an 8-bit displacement's reach, never back; the passes end when no
+     * length or address changes, so every displacement is computed from the final addresses.
      */
     private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels, Placing placing) {
         AsmEncoder encoder = new AsmEncoder();
@@ -273,6 +273,8 @@ public final class Assembly {
         private final List<String> sectionOf = new ArrayList<>();
         private final List<List<long[]>> alignmentsOf = new ArrayList<>();
         private final Map<String, String> labelSection = new HashMap<>();
+        /** How many statements up to each one (itself included) have alignments before them. */
+        private final List<Integer> alignedUpTo = new ArrayList<>();
 
         /** Applies a directive; true when it changed the section. */
         boolean apply(Directive d) {
@@ -324,6 +326,8 @@ public final class Assembly {
             sectionOf.add(section);
             List<long[]> pending = pendingAlignments.remove(section);
             alignmentsOf.add(pending == null ? List.of() : pending);
+            alignedUpTo.add((alignedUpTo.isEmpty() ? 0 : alignedUpTo.get(alignedUpTo.size() - 1))
+                    + (pending == null ? 0 : 1));
         }
 
         /** Whether the label at statement {@code target} is where statement {@code from} can reach it directly. */
@@ -347,12 +351,7 @@ public final class Assembly {
 
         /** Whether an alignment comes before any statement after {@code i} up to {@code j}. */
         boolean alignedBetween(int i, int j) {
-            for (int k = i + 1; k <= j && k < alignmentsOf.size(); k++) {
-                if (!alignmentsOf.get(k).isEmpty()) {
-                    return true;
-                }
-            }
-            return false;
+            return alignedUpTo.get(Math.min(j, alignedUpTo.size() - 1)) > alignedUpTo.get(i);
         }
 
         /** Where statement {@code i} starts: after what its section holds so far ({@code ends}), aligned. */
