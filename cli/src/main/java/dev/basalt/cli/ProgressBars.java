@@ -11,7 +11,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 
 /** One progress bar per phase (on stderr, with an ETA); log lines on the command's output. */
-final class ProgressBars implements Tuner.Listener, Evaluator.Listener, AutoCloseable {
+final class ProgressBars implements Tuner.Listener, Evaluator.Listener, dev.basalt.measure.Measurer.Listener,
+        AutoCloseable {
 
     private final PrintWriter out;
     private ProgressBar bar;

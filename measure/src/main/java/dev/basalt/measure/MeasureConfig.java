@@ -1,0 +1,79 @@
+package dev.basalt.measure;
+
+/**
+ * How {@code basalt measure} measures; the defaults are what the README's figures were measured with.
+ *
+ * @param jobs            children measuring at once, each pinned to its own CPU
+ * @param tscOnly         time with the time-stamp counter even where the kernel gives a core-cycle counter
+ * @param seccomp         whether each child installs its system-call filter
+ * @param rounds          timed rounds per try (BHive: 16), the first discarded
+ * @param tries           tries per block, each with its own calibration; the block's value is their median
+ * @param maxTries        tries at most, when the spread of the first ones is above {@code maxSpread}
+ * @param maxSpread       relative interquartile range of the tries above which a block is unstable
+ * @param targetTicks     timer ticks each difference of the two unrolls should last (the loop repeats to reach it)
+ * @param maxPages        pages a block may touch before it is an error
+ * @param maxCodeBytes    the large unroll's code is kept under this (BHive's 200 copies where they fit)
+ * @param timeLimitSeconds wall-clock seconds one try may take before its child is killed
+ * @param staticChecks    whether blocks are checked before they run (off only in tests of the child's isolation)
+ */
+public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int rounds, int tries, int maxTries,
+                            double maxSpread, long targetTicks, int maxPages, int maxCodeBytes, int timeLimitSeconds,
+                            boolean staticChecks) {
+
+    public MeasureConfig {
+        check(jobs >= 1 && jobs <= 256, "jobs", jobs);
+        check(rounds >= 4 && rounds <= 1000, "rounds", rounds);
+        check(tries >= 1 && tries <= 100, "tries", tries);
+        check(maxTries >= tries && maxTries <= 1000, "maxTries", maxTries);
+        check(maxSpread > 0 && maxSpread < 1, "maxSpread", maxSpread);
+        check(targetTicks >= 100 && targetTicks <= 100_000_000, "targetTicks", targetTicks);
+        check(maxPages >= 1 && maxPages <= 65_536, "maxPages", maxPages);
+        check(maxCodeBytes >= 256 && maxCodeBytes <= 4 << 20, "maxCodeBytes", maxCodeBytes);
+        check(timeLimitSeconds >= 1 && timeLimitSeconds <= 3600, "timeLimitSeconds", timeLimitSeconds);
+    }
+
+    private static void check(boolean ok, String name, Object value) {
+        if (!ok) {
+            throw new IllegalArgumentException(name + " out of range: " + value);
+        }
+    }
+
+    /** Both CPUs of a two-CPU machine (at most as many children as CPUs), timer chosen by the host. */
+    public static MeasureConfig defaults() {
+        int cpus = Math.max(1, Runtime.getRuntime().availableProcessors());
+        return new MeasureConfig(cpus, false, true, 16, 5, 15, 0.02, 10_000, 1024, 16_384, 20, true);
+    }
+
+    public MeasureConfig withJobs(int n) {
+        return new MeasureConfig(n, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, timeLimitSeconds, staticChecks);
+    }
+
+    public MeasureConfig withTscOnly(boolean tsc) {
+        return new MeasureConfig(jobs, tsc, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, timeLimitSeconds, staticChecks);
+    }
+
+    public MeasureConfig withTries(int n, int most) {
+        return new MeasureConfig(jobs, tscOnly, seccomp, rounds, n, most, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, timeLimitSeconds, staticChecks);
+    }
+
+    public MeasureConfig withTimeLimitSeconds(int seconds) {
+        return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, seconds, staticChecks);
+    }
+
+    /** Without the checks before execution: for tests that show what the child survives. */
+    MeasureConfig unchecked() {
+        return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, timeLimitSeconds, false);
+    }
+
+    /** The two unrolls for a block of {@code length} bytes: BHive's 100 and 200 where 200 copies fit. */
+    int[] unrolls(int length) {
+        int large = Math.max(2, Math.min(200, maxCodeBytes / Math.max(1, length)));
+        large -= large % 2;
+        return new int[] {large / 2, large};
+    }
+}

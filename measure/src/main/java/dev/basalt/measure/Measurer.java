@@ -1,0 +1,300 @@
+package dev.basalt.measure;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * Measures blocks on this machine, BHive's way (Chen et al., IISWC 2019), in child processes ({@link Harness}).
+ *
+ * <p><b>Method.</b> A block runs straight-line, unrolled twice — BHive's 100 and 200 copies where 200 copies fit in
+ * 16 KiB, fewer for long blocks — and its cycles per iteration are the difference of the two runs over the
+ * difference of copies, so the fixed costs of a run cancel. Each run starts from BHive's state: every general
+ * register but rsp/rbp = 0x2324000, rsp = rbp = 0x2324800, flags clear, MXCSR with FTZ and DAZ, x87 reset, every
+ * vector register at its full width filled with the 32-bit pattern 0x3fc00000 (float 1.5; as doubles ~0.125 — normal,
+ * non-zero); every page the block touches is mapped, on its fault, to one physical page filled with the value
+ * 0x2324000 (so a pointer loaded from memory is again a valid address and every access hits L1), and the page is
+ * refilled before each run. The copies run as a loop (a counter in memory, one taken branch per copy run) repeated
+ * until a difference of the two unrolls lasts about {@code targetTicks} timer ticks: a KVM guest's time-stamp counter
+ * here advances 26 ticks at a time, so a short difference is mostly rounding.
+ *
+ * <p><b>Timer.</b> The core-cycle counter where the kernel gives one to user space; otherwise the time-stamp counter,
+ * which counts at a fixed rate while the core's clock moves: a calibration chain of known latency ({@code add rax,
+ * 1}, one cycle on every x86-64 core since 2011) is measured the same way, interleaved with the block in every round
+ * (calibration small, block small, calibration large, block large), and a try whose calibration drifted between its
+ * first and second half by more than 2% is re-done. A run during which the child was switched out (getrusage's
+ * context-switch counts, a software count the kernel keeps without performance counters) or a page was mapped is
+ * rejected and its round repeated.
+ *
+ * <p><b>Statistics.</b> A try is {@code rounds} rounds (BHive: 16), the first discarded, each unroll's minimum kept;
+ * a block's value is the median of its tries ({@code tries}, each calibrated on its own), its spread their
+ * interquartile range over that median; a block whose spread stays above {@code maxSpread} after {@code maxTries}
+ * tries is {@link BlockMeasurement.Status#UNSTABLE}, reported but not averaged into the data.
+ */
+public final class Measurer implements AutoCloseable {
+
+    /** Progress: one phase with its total, then the number of blocks done. */
+    public interface Listener {
+        void phase(String name, long total);
+
+        void progress(long done);
+    }
+
+    private static final int CALIBRATION_SMALL = 100;
+    private static final int CALIBRATION_LARGE = 200;
+
+    private final MeasureConfig config;
+    private final Path executable;
+    private final List<Harness> harnesses = new ArrayList<>();
+    private final HostCpu host;
+
+    /** Starts the first child and reads the host from it. */
+    public Measurer(MeasureConfig config) throws IOException {
+        this.config = config;
+        this.executable = Harness.executable();
+        int cpus = Math.max(1, Runtime.getRuntime().availableProcessors());
+        for (int i = 0; i < config.jobs(); i++) {
+            harnesses.add(new Harness(executable, i % cpus, config.seccomp(), config.tscOnly()));
+        }
+        Map<String, String> facts = harnesses.get(0).info();
+        this.host = HostCpu.of(facts);
+    }
+
+    public HostCpu host() {
+        return host;
+    }
+
+    public MeasureConfig config() {
+        return config;
+    }
+
+    /** Measures one block on the first child. */
+    public BlockMeasurement measure(String hex) throws IOException {
+        return measure(hex, harnesses.get(0));
+    }
+
+    /**
+     * Measures {@code hexes} on every child at once, handing each result to {@code sink} (from the workers' threads,
+     * one at a time) as it is done.
+     */
+    public void measureAll(List<String> hexes, Consumer<BlockMeasurement> sink, Listener listener)
+            throws IOException {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        listener.phase("measure", hexes.size());
+        List<Thread> threads = new ArrayList<>();
+        for (Harness h : harnesses) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (int i = next.getAndIncrement(); i < hexes.size() && failure.get() == null;
+                         i = next.getAndIncrement()) {
+                        BlockMeasurement m = measure(hexes.get(i), h);
+                        synchronized (sink) {
+                            sink.accept(m);
+                        }
+                        listener.progress(done.incrementAndGet());
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "basalt-measure-" + threads.size());
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+        Throwable f = failure.get();
+        if (f instanceof IOException io) {
+            throw io;
+        }
+        if (f instanceof UncheckedIOException u) {
+            throw u.getCause();
+        }
+        if (f instanceof RuntimeException r) {
+            throw r;
+        }
+        if (f instanceof Error e) {
+            throw e;
+        }
+    }
+
+    private BlockMeasurement measure(String hex, Harness harness) throws IOException {
+        String canonical = canonical(hex);
+        byte[] code;
+        long stackPerCopy = 0;
+        String note = "";
+        int length;
+        if (config.staticChecks()) {
+            Admission.Verdict v = Admission.check(canonical, host, config.unrolls(Math.max(1, canonical.length() / 2))[1]);
+            if (v instanceof Admission.Refused r) {
+                return BlockMeasurement.failed(canonical, BlockMeasurement.Status.REFUSED, r.reason(), 0);
+            }
+            Admission.Admitted a = (Admission.Admitted) v;
+            code = a.code();
+            stackPerCopy = a.stackBytesPerRun();
+            note = a.droppedBranch() ? "final branch dropped" : "";
+        } else {
+            code = java.util.HexFormat.of().parseHex(canonical);
+        }
+        length = code.length;
+        int[] unroll = config.unrolls(length);
+        // A block that moves rsp keeps moving it over the repetitions: keep the whole run inside the stack window.
+        int maxReps = stackPerCopy == 0 ? 100_000
+                : (int) Math.max(1, Math.min(100_000, Admission.STACK_WINDOW / (Math.abs(stackPerCopy) * unroll[1])));
+        Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], CALIBRATION_SMALL,
+                CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
+                config.targetTicks(), maxReps);
+        List<Double> values = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        int pages = 0;
+        long reps = 0;
+        int attempts = 0;
+        while (values.size() < config.maxTries() && attempts < 2 * config.maxTries()) {
+            attempts++;
+            Harness.Reply reply = harness.measure(request, config.timeLimitSeconds());
+            if (reply instanceof Harness.Failure f) {
+                return BlockMeasurement.failed(canonical, BlockMeasurement.Status.ERROR, f.reason(), 0);
+            }
+            Harness.Run run = (Harness.Run) reply;
+            pages = run.pages();
+            reps = run.blockRepetitions();
+            Try t = evaluate(run, unroll);
+            if (t == null) {
+                continue; // drifted, or too few clean rounds: re-done
+            }
+            values.add(t.cycles());
+            ratios.add(t.ticksPerCycle());
+            if (values.size() >= config.tries() && spread(values) <= config.maxSpread()) {
+                break;
+            }
+        }
+        if (values.isEmpty()) {
+            return BlockMeasurement.failed(canonical, BlockMeasurement.Status.UNSTABLE, "no try gave a clean "
+                    + "measurement (the clock drifted or the child was switched out in every try)", pages);
+        }
+        double spread = spread(values);
+        BlockMeasurement.Status status = values.size() >= config.tries() && spread <= config.maxSpread()
+                ? BlockMeasurement.Status.OK : BlockMeasurement.Status.UNSTABLE;
+        return new BlockMeasurement(canonical, status, median(values), values.stream().mapToDouble(d -> d).min()
+                .orElse(Double.NaN), spread, values.size(), pages, unroll[0], unroll[1], reps, median(ratios), note);
+    }
+
+    /**
+     * What determines the numbers, for the meta file and for a resumed run to check it measures the same way:
+     * the timer mode, the unroll rule, rounds, tries, spread limit, target ticks, page limit, initial state.
+     */
+    public com.fasterxml.jackson.databind.node.ObjectNode method() {
+        com.fasterxml.jackson.databind.node.ObjectNode m = new com.fasterxml.jackson.databind.ObjectMapper()
+                .createObjectNode();
+        m.put("name", "BHive (Chen et al., IISWC 2019): two unrolls, their difference over the difference of copies");
+        m.put("unrolls", "100 and 200 copies where 200 fit in " + config.maxCodeBytes() + " bytes, else halves of "
+                + "the most that fit");
+        m.put("timer_mode", config.tscOnly() ? "tsc (forced)" : "core cycles where the kernel gives them, else tsc");
+        m.put("rounds", config.rounds());
+        m.put("first_round_discarded", true);
+        m.put("tries", config.tries());
+        m.put("max_tries", config.maxTries());
+        m.put("max_spread", config.maxSpread());
+        m.put("target_ticks", config.targetTicks());
+        m.put("max_pages", config.maxPages());
+        m.put("calibration_drift_limit", 0.02);
+        m.put("initial_state", "GPRs 0x2324000, rsp=rbp 0x2324800, flags 0, MXCSR 0x9fc0 (FTZ, DAZ), fninit, "
+                + "vector registers at full width = 32-bit lanes 0x3fc00000; every touched page mapped to one "
+                + "physical page filled with the 64-bit value 0x2324000, refilled before each run");
+        m.put("static_checks", config.staticChecks());
+        return m;
+    }
+
+    /** A block's hex as the files key it: lower case, no spaces or {@code 0x} prefixes. */
+    public static String canonical(String hex) {
+        return hex.replaceAll("0[xX]|\\s", "").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** One try's cycles per iteration and calibration. */
+    record Try(double cycles, double ticksPerCycle) {
+    }
+
+    /**
+     * A try's value from its rounds (the first discarded), or null when it cannot be trusted: fewer than four clean
+     * rounds, a calibration that drifted by more than 2% between the two halves, or no positive difference.
+     */
+    static Try evaluate(Harness.Run run, int[] unroll) {
+        int k = run.kept();
+        if (k < 4) {
+            return null;
+        }
+        double firstHalf = ratio(run, 1, 1 + (k - 1) / 2);
+        double secondHalf = ratio(run, 1 + (k - 1) / 2, k);
+        double ratio = ratio(run, 1, k);
+        if (!(ratio > 0) || Math.abs(firstHalf - secondHalf) > 0.02 * ratio) {
+            return null;
+        }
+        long small = min(run, 1, 1, k);
+        long large = min(run, 3, 1, k);
+        double ticksPerIteration = (double) (large - small) / ((unroll[1] - unroll[0]) * (double) run.blockRepetitions());
+        double cycles = ticksPerIteration / ratio;
+        return cycles > 0 ? new Try(cycles, ratio) : null;
+    }
+
+    private static double ratio(Harness.Run run, int from, int to) {
+        long small = min(run, 0, from, to);
+        long large = min(run, 2, from, to);
+        return (double) (large - small) / ((CALIBRATION_LARGE - CALIBRATION_SMALL) * (double) run.calibrationRepetitions());
+    }
+
+    private static long min(Harness.Run run, int slot, int from, int to) {
+        long m = Long.MAX_VALUE;
+        for (int r = from; r < to; r++) {
+            m = Math.min(m, run.ticks()[4 * r + slot]);
+        }
+        return m;
+    }
+
+    static double median(List<Double> values) {
+        double[] v = values.stream().mapToDouble(d -> d).sorted().toArray();
+        int n = v.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    /** The interquartile range over the median (0 for one value). */
+    static double spread(List<Double> values) {
+        double[] v = values.stream().mapToDouble(d -> d).sorted().toArray();
+        if (v.length < 2) {
+            return 0;
+        }
+        double q1 = quantile(v, 0.25);
+        double q3 = quantile(v, 0.75);
+        return (q3 - q1) / median(values);
+    }
+
+    private static double quantile(double[] sorted, double q) {
+        double pos = q * (sorted.length - 1);
+        int lo = (int) Math.floor(pos);
+        int hi = Math.min(sorted.length - 1, lo + 1);
+        return sorted[lo] + (pos - lo) * (sorted[hi] - sorted[lo]);
+    }
+
+    @Override
+    public void close() {
+        harnesses.forEach(Harness::close);
+    }
+
+    @Override
+    public String toString() {
+        return "Measurer" + Arrays.asList(config, host);
+    }
+}
