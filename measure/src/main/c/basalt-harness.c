@@ -5,20 +5,21 @@
  * reads the answers on standard output (binary, little-endian; MeasureProtocol.java is the other side). The
  * child may die on any block; the parent then writes an error row and starts a new child.
  *
- * What one MEASURE request does (the algorithm is documented once, in Harness.java's javadoc):
- *   - generates four straight-line functions: the block unrolled u0 and u1 times, and the calibration chain
- *     (`add rax, 1`, one cycle per copy on every x86-64 core since 2011) unrolled c0 and c1 times, each between
- *     a timer read and BHive's initial state (below) and a second timer read;
- *   - runs the u1 function once untimed: every page the block touches faults, and the SIGSEGV handler maps it to
- *     the one shared data page and lets the instruction run again (BHive maps on the fault and restarts);
- *   - then `rounds` timed rounds, each running cal(c0), block(u0), cal(c1), block(u1) with the data page
- *     refilled before each run; a run during which the thread was switched out (getrusage's context switches) or
- *     a page faulted is rejected and its round repeated.
- * Initial state before each run: every GPR = 0x2324000 but rsp = rbp = 0x2324800 (the middle of the page); the
- * data page filled with the 64-bit value 0x2324000; flags cleared (DF too); MXCSR = 0x9fc0 (all exceptions
- * masked, FTZ and DAZ); x87 reset (fninit); every vector register, at its full width (xmm, ymm or zmm as the
- * OS enables), filled with the 32-bit pattern 0x3fc00000 (float 1.5; as a double 0x3fc000003fc00000 ~ 0.125,
- * both normal and non-zero).
+ * What one MEASURE request does (the method is documented once, in Measurer.java's javadoc):
+ *   - generates four functions: the block unrolled u0 and u1 times, and the calibration chain (`add rax, 1`, one
+ *     cycle per copy on every x86-64 core since 2011) unrolled c0 and c1 times; each reads the timer, runs
+ *     `repetitions` times {BHive's initial state (below); the copies}, and reads the timer again;
+ *   - runs the u1 and u0 functions once untimed: every page the block touches faults, and the SIGSEGV handler maps
+ *     it to the one shared data page and lets the instruction run again (BHive maps on the fault and restarts);
+ *   - chooses the repetitions so that a difference of the two unrolls lasts about target_ticks timer ticks;
+ *   - then `rounds` timed rounds, each running cal(c0), block(u0), cal(c1), block(u1) with the data page refilled
+ *     before each run; a run during which the thread was switched out (getrusage's context switches) or a page
+ *     was mapped is rejected and its round repeated.
+ * Initial state at each repetition: every GPR = 0x2324000 but rsp = rbp = 0x2324800 (the middle of the page);
+ * flags cleared (DF too); x87 reset (fninit); every vector register, at its full width (xmm, ymm or zmm as the OS
+ * enables), filled with the 32-bit pattern 0x3fc00000 (float 1.5; as a double 0x3fc000003fc00000 ~ 0.125, both
+ * normal and non-zero); MXCSR = 0x9fc0 (all exceptions masked, FTZ and DAZ) for the whole run. The data page holds
+ * the 64-bit value 0x2324000 in every word when a run starts.
  *
  * Isolation: no file descriptor but the pipe (the rest are closed), PR_SET_PDEATHSIG, rlimits on CPU time,
  * address space, file size, core dumps and new files, pinned to one CPU, and a seccomp filter allowing only the
@@ -70,6 +71,8 @@
 #define MAX_ROUNDS 1000u
 #define MAX_PAGES_LIMIT 65536u
 #define MAX_REPETITIONS 100000u
+#define CODE_BASE 0x3f0000000000ul         /* where the timed functions are placed, far from the data */
+#define CODE_SLOT (16ul << 20)
 
 struct request {
     uint32_t magic, op, length, unroll[2], cal_unroll[2], rounds, max_pages, cpu_seconds, target_ticks,
@@ -306,10 +309,11 @@ static void load_vectors(struct emitter *e) {
 }
 
 /*
- * One timed function: save the harness's registers, set the machine state, read the timer, set BHive's
- * registers, then a loop of `copies` copies of `body` run *counter times, read the timer, restore. The loop's
- * counter sits in the page after the code (dec qword [rip+d]; jnz): one taken branch and one flags write per
- * `copies` copies, the same in both unrolls, so their difference cancels it. Returns where the first copy starts.
+ * One timed function: save the harness's registers, read the timer, then *counter repetitions of: BHive's initial
+ * state (vector registers, x87, flags, general registers) and `copies` copies of `body`; read the timer, restore.
+ * Each repetition is one BHive run of `copies` copies from the same state, so a block touches the same pages however
+ * often it is repeated; the state setting and the loop (dec qword [rip+d]; jnz, the counter in the page after the
+ * code) cost the same at both unrolls, so their difference cancels them. Returns where the first copy starts.
  */
 static uint8_t *generate(struct emitter *e, const uint8_t *body, uint32_t length, uint32_t copies,
                          uint64_t *counter) {
@@ -319,19 +323,20 @@ static uint8_t *generate(struct emitter *e, const uint8_t *body, uint32_t length
     EMIT(e, 0x0f, 0xae, 0x18);                              /* stmxcsr [rax] */
     EMIT(e, 0x48, 0xb8); imm64(e, (uint64_t) (uintptr_t) &ctl->block_mxcsr);
     EMIT(e, 0x0f, 0xae, 0x10);                              /* ldmxcsr [rax] */
+    read_timer(e, &ctl->start);
+    while (((uintptr_t) e->p & 63) != 0) b1(e, 0x90);      /* each repetition starts a cache line */
+    uint8_t *loop = e->p;
     EMIT(e, 0xdb, 0xe3);                                    /* fninit */
     EMIT(e, 0x48, 0xb8); imm64(e, (uint64_t) (uintptr_t) ctl->vector_pattern);
     load_vectors(e);
-    read_timer(e, &ctl->start);
-    EMIT(e, 0x6a, 0x00, 0x9d);                              /* push 0; popfq: flags cleared */
+    EMIT(e, 0x31, 0xc0, 0x9e, 0xfc);                        /* xor eax, eax; sahf; cld: every flag clear */
     for (int r = 0; r < 16; r++) mov_imm(e, r, r == 4 || r == 5 ? STACK_ADDRESS : INITIAL_VALUE);
-    while (((uintptr_t) e->p & 63) != 0) b1(e, 0x90);      /* the loop starts a cache line (untimed nops) */
     uint8_t *first = e->p;
     for (uint32_t k = 0; k < copies; k++) bytes(e, body, length);
     EMIT(e, 0x48, 0xff, 0x0d);                              /* dec qword [rip+d] */
     imm32(e, (uint32_t) ((intptr_t) counter - (intptr_t) (e->p + 4)));
-    EMIT(e, 0x0f, 0x85);                                    /* jnz first */
-    imm32(e, (uint32_t) ((intptr_t) first - (intptr_t) (e->p + 4)));
+    EMIT(e, 0x0f, 0x85);                                    /* jnz loop */
+    imm32(e, (uint32_t) ((intptr_t) loop - (intptr_t) (e->p + 4)));
     read_timer(e, &ctl->end);
     EMIT(e, 0x48, 0xa1); imm64(e, (uint64_t) (uintptr_t) &ctl->saved_rsp);
     EMIT(e, 0x48, 0x89, 0xc4);                              /* mov rsp, rax */
@@ -353,13 +358,20 @@ static size_t code_size(uint32_t length, uint32_t copies) {
  */
 struct function { uint8_t *code, *first; size_t size; uint64_t *counter; };
 
-static int make_function(struct function *f, const uint8_t *body, uint32_t length, uint32_t copies) {
+static int make_function(struct function *f, int slot, const uint8_t *body, uint32_t length, uint32_t copies) {
     f->size = (code_size(length, copies) + PAGE - 1) & ~(PAGE - 1);
-    void *m = mmap(NULL, f->size + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* The same address for the same function in every request and every child: what the caches and predictors
+       index by is then the same from one try to the next. */
+    void *at = (void *) (CODE_BASE + (uintptr_t) slot * CODE_SLOT);
+    void *m = mmap(at, f->size + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                   -1, 0);
     if (m == MAP_FAILED) return -1;
+    if (m != at) { munmap(m, f->size + PAGE); return -1; }
     struct emitter e = {m, (uint8_t *) m + f->size};
     f->code = m;
-    f->counter = (uint64_t *) ((uint8_t *) m + f->size);
+    /* The loop counter in the last line of its page: a store at page offset 0 would 4K-alias the block's loads of
+       [0x2324000]. */
+    f->counter = (uint64_t *) ((uint8_t *) m + f->size + PAGE - 64);
     f->first = generate(&e, body, length, copies, f->counter);
     if (e.p == e.end || mprotect(m, f->size, PROT_READ | PROT_EXEC) != 0) {
         munmap(m, f->size + PAGE);
@@ -431,7 +443,7 @@ static void measure(const struct request *q) {
     max_pages = q->max_pages;
     unmap_block_pages();
     for (int i = 0; i < 4; i++) {
-        if (make_function(&fn[i], bodies[i], lengths[i], copies[i]) != 0) {
+        if (make_function(&fn[i], i, bodies[i], lengths[i], copies[i]) != 0) {
             for (int j = 0; j < i; j++) free_function(&fn[j]);
             respond(STATUS_REQUEST_ERROR, 0, 0, 0, 0, 0, "cannot allocate the code of a timed run", NULL, 0);
             return;
@@ -449,8 +461,6 @@ static void measure(const struct request *q) {
     uint64_t cal_reps = repetitions_for(q->target_ticks, probe(&fn[0], &fn[2], sizeof calibration_body),
                                         MAX_REPETITIONS);
     uint64_t reps[4] = {cal_reps, block_reps, cal_reps, block_reps};
-    /* Untimed again at the full count: a block that moves rsp reaches further pages in more repetitions. */
-    run(&fn[3], q->length, block_reps, &t);
     while (kept < q->rounds && rejected <= 4 * q->rounds + 16) {
         int clean = 1;
         for (int i = 0; i < 4; i++) clean &= run(&fn[i], lengths[i], reps[i], &ticks[4 * kept + (uint32_t) i]);

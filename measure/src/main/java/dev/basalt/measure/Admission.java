@@ -40,9 +40,8 @@ final class Admission {
      *
      * @param code             the bytes to run: the block without its final direct branch
      * @param droppedBranch    whether a final branch was dropped
-     * @param stackBytesPerRun rsp's net move per copy (push -8, pop +8, sub rsp, 16 -16), 0 when none or unknown
      */
-    record Admitted(BasicBlock block, byte[] code, boolean droppedBranch, long stackBytesPerRun) implements Verdict {
+    record Admitted(BasicBlock block, byte[] code, boolean droppedBranch) implements Verdict {
     }
 
     /** A block refused before execution, and why. */
@@ -137,7 +136,7 @@ final class Admission {
                     + "window (±%d KiB)", stack, largeUnroll, STACK_WINDOW >> 10));
         }
         byte[] code = Arrays.copyOf(block.bytes(), drop ? final_.offset() : block.length());
-        return new Admitted(block, code, drop, stackKnown ? stack : 0);
+        return new Admitted(block, code, drop);
     }
 
     private static String describe(Instruction i) {

@@ -231,7 +231,7 @@ public final class MeasurementFiles {
             }
         }
         ObjectNode cal = root.putObject("calibration");
-        cal.put("chain", "add rax, 1 (one cycle per copy), unrolled " + 100 + " and " + 200 + " times");
+        cal.put("chain", "add rax, 1 (one cycle per copy)");
         if (!ratios.isEmpty()) {
             double[] r = ratios.stream().mapToDouble(d -> d).sorted().toArray();
             cal.put("ticks_per_cycle_median", Measurer.median(ratios));

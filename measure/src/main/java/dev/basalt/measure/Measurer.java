@@ -14,16 +14,20 @@ import java.util.function.Consumer;
 /**
  * Measures blocks on this machine, BHive's way (Chen et al., IISWC 2019), in child processes ({@link Harness}).
  *
- * <p><b>Method.</b> A block runs straight-line, unrolled twice — BHive's 100 and 200 copies where 200 copies fit in
- * 16 KiB, fewer for long blocks — and its cycles per iteration are the difference of the two runs over the
+ * <p><b>Method.</b> A block runs straight-line, unrolled twice — as many copies as fit in 16 KiB, at most 1,000, and
+ * half as many ({@link MeasureConfig#unrolls}: BHive's 100 and 200 leave too much of a run's fixed cost in the
+ * result) — and its cycles per iteration are the difference of the two runs over the
  * difference of copies, so the fixed costs of a run cancel. Each run starts from BHive's state: every general
  * register but rsp/rbp = 0x2324000, rsp = rbp = 0x2324800, flags clear, MXCSR with FTZ and DAZ, x87 reset, every
  * vector register at its full width filled with the 32-bit pattern 0x3fc00000 (float 1.5; as doubles ~0.125 — normal,
  * non-zero); every page the block touches is mapped, on its fault, to one physical page filled with the value
  * 0x2324000 (so a pointer loaded from memory is again a valid address and every access hits L1), and the page is
- * refilled before each run. The copies run as a loop (a counter in memory, one taken branch per copy run) repeated
- * until a difference of the two unrolls lasts about {@code targetTicks} timer ticks: a KVM guest's time-stamp counter
- * here advances 26 ticks at a time, so a short difference is mostly rounding.
+ * refilled before each run. A timed run repeats that BHive run — initial state, then the copies — in a loop (a
+ * counter in memory, one taken branch per repetition) until a difference of the two unrolls lasts about
+ * {@code targetTicks} timer ticks: a KVM guest's time-stamp counter here advances 26 ticks at a time, so a short
+ * difference is mostly rounding. Setting the state and the loop cost the same at both unrolls and cancel; each
+ * repetition starts from BHive's registers, so a block touches the same pages however often it is repeated (memory
+ * is refilled before each timed run, not between repetitions).
  *
  * <p><b>Timer.</b> The core-cycle counter where the kernel gives one to user space; otherwise the time-stamp counter,
  * which counts at a fixed rate while the core's clock moves: a calibration chain of known latency ({@code add rax,
@@ -47,8 +51,9 @@ public final class Measurer implements AutoCloseable {
         void progress(long done);
     }
 
-    private static final int CALIBRATION_SMALL = 100;
-    private static final int CALIBRATION_LARGE = 200;
+    private static final int CALIBRATION_SMALL = 500;
+    private static final int CALIBRATION_LARGE = 1000;
+    private static final int MAX_REPETITIONS = 100_000;
 
     private final MeasureConfig config;
     private final Path executable;
@@ -135,7 +140,6 @@ public final class Measurer implements AutoCloseable {
     private BlockMeasurement measure(String hex, Harness harness) throws IOException {
         String canonical = canonical(hex);
         byte[] code;
-        long stackPerCopy = 0;
         String note = "";
         int length;
         if (config.staticChecks()) {
@@ -145,19 +149,15 @@ public final class Measurer implements AutoCloseable {
             }
             Admission.Admitted a = (Admission.Admitted) v;
             code = a.code();
-            stackPerCopy = a.stackBytesPerRun();
             note = a.droppedBranch() ? "final branch dropped" : "";
         } else {
             code = java.util.HexFormat.of().parseHex(canonical);
         }
         length = code.length;
         int[] unroll = config.unrolls(length);
-        // A block that moves rsp keeps moving it over the repetitions: keep the whole run inside the stack window.
-        int maxReps = stackPerCopy == 0 ? 100_000
-                : (int) Math.max(1, Math.min(100_000, Admission.STACK_WINDOW / (Math.abs(stackPerCopy) * unroll[1])));
         Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], CALIBRATION_SMALL,
                 CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
-                config.targetTicks(), maxReps);
+                config.targetTicks(), MAX_REPETITIONS);
         List<Double> values = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         int pages = 0;
@@ -201,8 +201,9 @@ public final class Measurer implements AutoCloseable {
         com.fasterxml.jackson.databind.node.ObjectNode m = new com.fasterxml.jackson.databind.ObjectMapper()
                 .createObjectNode();
         m.put("name", "BHive (Chen et al., IISWC 2019): two unrolls, their difference over the difference of copies");
-        m.put("unrolls", "100 and 200 copies where 200 fit in " + config.maxCodeBytes() + " bytes, else halves of "
-                + "the most that fit");
+        m.put("unrolls", "the most copies that fit in " + config.maxCodeBytes() + " bytes, at most "
+                + MeasureConfig.MAX_UNROLL + ", and half as many");
+        m.put("calibration_unrolls", CALIBRATION_SMALL + " and " + CALIBRATION_LARGE);
         m.put("timer_mode", config.tscOnly() ? "tsc (forced)" : "core cycles where the kernel gives them, else tsc");
         m.put("rounds", config.rounds());
         m.put("first_round_discarded", true);
