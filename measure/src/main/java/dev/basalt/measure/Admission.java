@@ -17,7 +17,8 @@ import java.util.Set;
  * ({@code syscall}, {@code int}, {@code int3}), an undefined opcode ({@code ud2}), a transfer of control other than a
  * final direct branch (BHive drops that one; a branch inside is not a basic block), a write of a segment register or
  * the fs/gs base (the harness's own thread state), an instruction that waits ({@code mwait}, {@code umwait}) or that
- * only a supervisor may run, a stack-pointer move that leaves the stack window, or an instruction of an ISA extension
+ * only a supervisor may run,  a constant stack-pointer move that leaves the stack window
+ * within two copies (a smaller one only lowers the unroll: {@link Admitted#mostCopies()}), or an instruction of an ISA extension
  * the host's CPUID does not report (a hypervisor may mask AVX-512). Everything else runs in the child, where a fault
  * costs only the child.
  */
@@ -40,8 +41,16 @@ final class Admission {
      *
      * @param code             the bytes to run: the block without its final direct branch
      * @param droppedBranch    whether a final branch was dropped
+     * @param stackPerCopy     rsp's net move per copy in bytes (push -8, pop +8, sub rsp, 16: -16), 0 when none or
+     *                         not a constant
      */
-    record Admitted(BasicBlock block, byte[] code, boolean droppedBranch) implements Verdict {
+    record Admitted(BasicBlock block, byte[] code, boolean droppedBranch, long stackPerCopy) implements Verdict {
+
+        /** Copies that keep rsp inside the stack window (at least 2; every copy when rsp does not move). */
+        int mostCopies() {
+            return stackPerCopy == 0 ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE,
+                    Math.max(2, STACK_WINDOW / Math.abs(stackPerCopy)));
+        }
     }
 
     /** A block refused before execution, and why. */
@@ -91,7 +100,7 @@ final class Admission {
     private static final Set<String> SYSTEM_ALLOWED = Set.of("rdtsc", "rdtscp");
 
     /** The verdict on {@code hex} for {@code host}. */
-    static Verdict check(String hex, HostCpu host, int largeUnroll) {
+    static Verdict check(String hex, HostCpu host) {
         BasicBlock block;
         try {
             block = BasicBlock.fromHex(hex);
@@ -131,12 +140,12 @@ final class Admission {
                 stack += move.bytes();
             }
         }
-        if (stackKnown && Math.abs(stack) * largeUnroll > STACK_WINDOW) {
-            return new Refused(String.format(Locale.ROOT, "moves rsp by %d bytes a copy: %d copies leave the stack "
-                    + "window (±%d KiB)", stack, largeUnroll, STACK_WINDOW >> 10));
+        if (stackKnown && Math.abs(stack) * 2 > STACK_WINDOW) {
+            return new Refused(String.format(Locale.ROOT, "moves rsp by %d bytes a copy: two copies leave the stack "
+                    + "window (±%d KiB)", stack, STACK_WINDOW >> 10));
         }
         byte[] code = Arrays.copyOf(block.bytes(), drop ? final_.offset() : block.length());
-        return new Admitted(block, code, drop);
+        return new Admitted(block, code, drop, stackKnown ? stack : 0);
     }
 
     private static String describe(Instruction i) {

@@ -78,10 +78,11 @@ public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int roun
      * {@link #MAX_UNROLL}, the small one half the large. BHive's 100 and 200 leave the cost of starting and ending a
      * run a part of the result: a difference of two cycles between the two runs' overheads (the front end restarting
      * after the loop's branch) is 0.02 cycles a copy over 100 copies — 8% of a one-instruction block — and it moved
-     * between 0.23, 0.25 and 0.27 from one run to the next here; over 500 copies it is 0.004.
+     * between 0.23, 0.25 and 0.27 from one run to the next here; over 500 copies it is 0.004. A block that moves rsp
+     * by a constant gets no more copies than keep rsp in the stack window ({@code mostCopies}).
      */
-    int[] unrolls(int length) {
-        int large = Math.max(2, Math.min(MAX_UNROLL, maxCodeBytes / Math.max(1, length)));
+    int[] unrolls(int length, int mostCopies) {
+        int large = Math.max(2, Math.min(Math.min(MAX_UNROLL, mostCopies), maxCodeBytes / Math.max(1, length)));
         large -= large % 2;
         return new int[] {large / 2, large};
     }

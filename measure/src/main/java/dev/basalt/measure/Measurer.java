@@ -142,19 +142,21 @@ public final class Measurer implements AutoCloseable {
         byte[] code;
         String note = "";
         int length;
+        int mostCopies = Integer.MAX_VALUE;
         if (config.staticChecks()) {
-            Admission.Verdict v = Admission.check(canonical, host, config.unrolls(Math.max(1, canonical.length() / 2))[1]);
+            Admission.Verdict v = Admission.check(canonical, host);
             if (v instanceof Admission.Refused r) {
                 return BlockMeasurement.failed(canonical, BlockMeasurement.Status.REFUSED, r.reason(), 0);
             }
             Admission.Admitted a = (Admission.Admitted) v;
             code = a.code();
+            mostCopies = a.mostCopies();
             note = a.droppedBranch() ? "final branch dropped" : "";
         } else {
             code = java.util.HexFormat.of().parseHex(canonical);
         }
         length = code.length;
-        int[] unroll = config.unrolls(length);
+        int[] unroll = config.unrolls(length, mostCopies);
         Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], CALIBRATION_SMALL,
                 CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
                 config.targetTicks(), MAX_REPETITIONS);
