@@ -193,6 +193,10 @@ static void fatal(int sig, siginfo_t *si, void *context) {
     } else if (sig == SIGSEGV && si->si_code == SI_KERNEL) {
         put(&t, "general-protection fault: a non-canonical address, a misaligned SSE/AVX operand or a "
                 "privileged instruction");
+    } else if (sig == SIGSEGV && addr == rip) {
+        put(&t, "jumped to ");
+        put_hex(&t, addr);
+        put(&t, ", where there is no code to run");
     } else if (sig == SIGSEGV && addr >= USER_TOP) {
         put(&t, "memory access to kernel address ");
         put_hex(&t, addr);

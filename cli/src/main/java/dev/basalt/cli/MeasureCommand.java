@@ -76,7 +76,9 @@ final class MeasureCommand implements Callable<Integer> {
         PrintWriter outText = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BadInputException.format(format, "text", "csv", "json");
-        BadInputException.format(timer, "auto", "tsc");
+        if (!timer.equals("auto") && !timer.equals("tsc")) {
+            throw new BadInputException("unknown --timer '" + timer + "': use auto or tsc");
+        }
         BadInputException.atLeast("--jobs", jobs, 1);
         BadInputException.atLeast("--tries", tries, 1);
         BadInputException.atLeast("--time-limit", timeLimit, 1);

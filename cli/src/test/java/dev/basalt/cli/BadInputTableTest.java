@@ -278,6 +278,20 @@ class BadInputTableTest {
         bad("eval", "unknown CPU", "--mcpu", "--mcpu", "nosuch", "--out", "$DIR/eval");
         bad("eval", "unknown CPU in a list", "--mcpu", "--mcpu", "haswell,nosuch", "--out", "$DIR/eval");
         bad("eval", "unknown model", "nosuch", "--models", "nosuch", "--out", "$DIR/eval");
+        // measure (every case fails before a block runs; a block that cannot run is an error row, docs/measure-hostile.md)
+        bad("measure", "no output", "--out", "4801d8");
+        bad("measure", "empty file", "no blocks", "--input", "$DIR/empty.txt", "--out", "$DIR/m.csv");
+        bad("measure", "directory", "--input $DIR", "--input", "$DIR", "--out", "$DIR/m.csv");
+        bad("measure", "binary file", "--input $DIR/random.bin", "--input", "$DIR/random.bin", "--out", "$DIR/m.csv");
+        bad("measure", "missing file", "$DIR/missing.txt", "--input", "$DIR/missing.txt", "--out", "$DIR/m.csv");
+        bad("measure", "directory (as output)", "--out", "--out", "$DIR", "4801d8");
+        bad("measure", "unwritable output", "--out", "--out", "$DIR/file.txt/m.csv", "4801d8");
+        bad("measure", "unwritable output (/proc)", "--out", "--out", "/proc/basalt/m.csv", "4801d8");
+        bad("measure", "unknown option value", "--format", "--format", "nosuch", "--out", "$DIR/m.csv", "4801d8");
+        bad("measure", "unknown option value", "--timer", "--timer", "nosuch", "--out", "$DIR/m.csv", "4801d8");
+        bad("measure", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/m.csv", "4801d8");
+        bad("measure", "negative size", "--tries", "--tries", "-1", "--out", "$DIR/m.csv", "4801d8");
+        bad("measure", "zero size", "--time-limit", "--time-limit", "0", "--out", "$DIR/m.csv", "4801d8");
     }
 
     /** The scratch files the cases read. */

@@ -181,8 +181,10 @@ final class Admission {
         if (writesSegmentRegister(i)) {
             return Optional.of("writes a segment register");
         }
-        return Isa.missing(i, host.features()).map(f -> "needs " + f + ", which this CPU's CPUID does not report"
-                + " (ISA set " + i.isaSet() + ")");
+        if (touchesSystemRegister(i)) {
+            return Optional.of("accesses a control, debug, test or descriptor-table register (privileged)");
+        }
+        return Isa.missing(i, host.features());
     }
 
     private static boolean writesSegmentRegister(Instruction i) {
@@ -190,6 +192,18 @@ final class Admission {
             if (o instanceof Operand.RegisterOperand r && (r.action().write() || r.action().conditionalWrite())
                     && r.register().registerClass().name().equals("SEGMENT")) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean touchesSystemRegister(Instruction i) {
+        for (Operand o : i.operands()) {
+            if (o instanceof Operand.RegisterOperand r) {
+                String c = r.register().registerClass().name();
+                if (c.equals("CONTROL") || c.equals("DEBUG") || c.equals("TEST") || c.equals("TABLE")) {
+                    return true;
+                }
             }
         }
         return false;

@@ -7,7 +7,8 @@ import java.util.Objects;
  *
  * @param hex              the block as given (lower-case hex)
  * @param status           what came of it
- * @param cycles           cycles per iteration: the median of the tries (NaN unless OK or UNSTABLE)
+ * @param cycles           cycles per iteration: the median of the tries that agree (of all tries when UNSTABLE;
+ *                         NaN for ERROR and REFUSED)
  * @param minCycles        the smallest try
  * @param spread           the tries' interquartile range over their median
  * @param tries            valid tries
@@ -24,9 +25,9 @@ public record BlockMeasurement(String hex, Status status, double cycles, double 
 
     /** What came of a block. */
     public enum Status {
-        /** Measured; its spread is within the limit. */
+        /** Measured: more than half of its tries agree within the limit. */
         OK,
-        /** Measured, but its tries still disagreed by more than the limit after the most tries: not in the CSV. */
+        /** Measured, but its tries still did not agree after the most tries: not in the BHive CSV. */
         UNSTABLE,
         /** It ran and failed: a fault, an illegal instruction, a divide error, its time limit. */
         ERROR,

@@ -56,7 +56,10 @@ final class Isa {
             Map.entry("SERIALIZE", List.of("serialize")), Map.entry("AMD3DNOW", List.of("3dnow")),
             Map.entry("RDPRU", List.of("rdpru")), Map.entry("SHA512", List.of("sha512")),
             Map.entry("SM3", List.of("sm3")), Map.entry("SM4", List.of("sm4")),
-            Map.entry("CMPCCXADD", List.of("cmpccxadd")), Map.entry("RAO_INT", List.of("rao_int")));
+            Map.entry("CMPCCXADD", List.of("cmpccxadd")), Map.entry("RAO_INT", List.of("rao_int")),
+            Map.entry("TBM", List.of("tbm")), Map.entry("AMX_TILE", List.of("amx_tile")),
+            Map.entry("AMX_BF16", List.of("amx_bf16")), Map.entry("AMX_INT8", List.of("amx_int8")),
+            Map.entry("AMX_FP16", List.of("amx_fp16")));
 
     /** AVX-512 ISA set prefixes (before {@code _128}, {@code _512}, {@code _SCALAR}, {@code _KOP}) and their features. */
     private static final Map<String, List<String>> AVX512 = Map.ofEntries(
@@ -73,7 +76,10 @@ final class Isa {
             Map.entry("AVX512_VPCLMULQDQ", List.of("avx512f", "vpclmulqdq")),
             Map.entry("AVX512_VPOPCNTDQ", List.of("avx512_vpopcntdq")));
 
-    /** The first feature {@code i} needs that {@code features} lacks, or empty when the host runs it. */
+    /**
+     * Why the host cannot run {@code i} — the first feature it needs that {@code features} lacks — or empty when it
+     * can.
+     */
     static Optional<String> missing(Instruction i, Set<String> features) {
         String set = i.isaSet();
         if (EVERYWHERE.contains(set)) {
@@ -81,9 +87,11 @@ final class Isa {
         }
         List<String> needs = needs(set);
         if (needs == null) {
-            return Optional.of("ISA set " + set + " (Basalt does not know which CPUID bit reports it)");
+            return Optional.of("is of ISA set " + set + ", and Basalt does not know which CPUID bit reports it");
         }
-        return needs.stream().filter(f -> !features.contains(f)).findFirst();
+        return needs.stream().filter(f -> !features.contains(f)).findFirst().map(f -> "needs " + f + " (ISA set "
+                + set + "), which this CPU does not offer to user code (CPUID, XCR0"
+                + (f.startsWith("amx") ? "; AMX also needs a permission the harness does not ask for" : "") + ")");
     }
 
     /** The features ISA set {@code set} needs, or null when unknown. */

@@ -8,8 +8,8 @@ package dev.basalt.measure;
  * @param seccomp         whether each child installs its system-call filter
  * @param rounds          timed rounds per try (BHive: 16), the first discarded
  * @param tries           tries per block, each with its own calibration; the block's value is their median
- * @param maxTries        tries at most, when the spread of the first ones is above {@code maxSpread}
- * @param maxSpread       relative interquartile range of the tries above which a block is unstable
+ * @param maxTries        tries at most, while no more than half of them agree
+ * @param maxSpread       how far (relative) tries may be apart and still agree
  * @param targetTicks     timer ticks each difference of the two unrolls should last (the loop repeats to reach it)
  * @param maxPages        pages a block may touch before it is an error
  * @param maxCodeBytes    the large unroll's code is kept under this
@@ -64,10 +64,13 @@ public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int roun
                 maxCodeBytes, seconds, staticChecks);
     }
 
-    /** Without the checks before execution: for tests that show what the child survives. */
-    MeasureConfig unchecked() {
+    /**
+     * With or without the checks before execution. Without them every block goes to the child as it is: for tests
+     * that show what the child survives, never for users (the command line has no such option).
+     */
+    public MeasureConfig withStaticChecks(boolean on) {
         return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, timeLimitSeconds, false);
+                maxCodeBytes, timeLimitSeconds, on);
     }
 
     /** Copies in the large unroll at most. */

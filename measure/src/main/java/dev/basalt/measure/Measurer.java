@@ -37,10 +37,12 @@ import java.util.function.Consumer;
  * context-switch counts, a software count the kernel keeps without performance counters) or a page was mapped is
  * rejected and its round repeated.
  *
- * <p><b>Statistics.</b> A try is {@code rounds} rounds (BHive: 16), the first discarded, each unroll's minimum kept;
- * a block's value is the median of its tries ({@code tries}, each calibrated on its own), its spread their
- * interquartile range over that median; a block whose spread stays above {@code maxSpread} after {@code maxTries}
- * tries is {@link BlockMeasurement.Status#UNSTABLE}, reported but not averaged into the data.
+ * <p><b>Statistics.</b> A try is {@code rounds} rounds (BHive: 16), the first discarded, each unroll's minimum kept.
+ * A block gets {@code tries} tries, each calibrated on its own; it is measured when more than half of its tries agree
+ * within {@code maxSpread} of one another ({@link #agreeing}), and its value is their median; otherwise more tries,
+ * up to {@code maxTries}, and a block whose tries still do not agree is {@link BlockMeasurement.Status#UNSTABLE},
+ * reported (the median of all its tries) but not written to the BHive file. The spread reported is the interquartile
+ * range of all tries over their median.
  */
 public final class Measurer implements AutoCloseable {
 
@@ -180,7 +182,7 @@ public final class Measurer implements AutoCloseable {
             }
             values.add(t.cycles());
             ratios.add(t.ticksPerCycle());
-            if (values.size() >= config.tries() && spread(values) <= config.maxSpread()) {
+            if (values.size() >= config.tries() && agreeing(values, config.maxSpread()).size() * 2 > values.size()) {
                 break;
             }
         }
@@ -188,11 +190,12 @@ public final class Measurer implements AutoCloseable {
             return BlockMeasurement.failed(canonical, BlockMeasurement.Status.UNSTABLE, "no try gave a clean "
                     + "measurement (the clock drifted or the child was switched out in every try)", pages);
         }
-        double spread = spread(values);
-        BlockMeasurement.Status status = values.size() >= config.tries() && spread <= config.maxSpread()
+        List<Double> agreeing = agreeing(values, config.maxSpread());
+        BlockMeasurement.Status status = values.size() >= config.tries() && agreeing.size() * 2 > values.size()
                 ? BlockMeasurement.Status.OK : BlockMeasurement.Status.UNSTABLE;
-        return new BlockMeasurement(canonical, status, median(values), values.stream().mapToDouble(d -> d).min()
-                .orElse(Double.NaN), spread, values.size(), pages, unroll[0], unroll[1], reps, median(ratios), note);
+        return new BlockMeasurement(canonical, status, median(status == BlockMeasurement.Status.OK ? agreeing : values),
+                values.stream().mapToDouble(d -> d).min()
+                .orElse(Double.NaN), spread(values), values.size(), pages, unroll[0], unroll[1], reps, median(ratios), note);
     }
 
     /**
@@ -212,6 +215,8 @@ public final class Measurer implements AutoCloseable {
         m.put("tries", config.tries());
         m.put("max_tries", config.maxTries());
         m.put("max_spread", config.maxSpread());
+        m.put("agreement", "measured when more than half of the tries lie within max_spread of one another; the "
+                + "value is their median");
         m.put("target_ticks", config.targetTicks());
         m.put("max_pages", config.maxPages());
         m.put("calibration_drift_limit", 0.02);
@@ -271,6 +276,32 @@ public final class Measurer implements AutoCloseable {
         double[] v = values.stream().mapToDouble(d -> d).sorted().toArray();
         int n = v.length;
         return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+
+    /**
+     * The largest set of values within {@code tolerance} (relative) of one another. A try disturbed from outside —
+     * a busy sibling thread on the host, a slower clock for a millisecond — is off by 5% to 600% here while the
+     * undisturbed ones agree within a few tenths of a percent; the median of all tries still leans towards the
+     * disturbed ones when two of five are, the largest agreeing set does not.
+     */
+    static List<Double> agreeing(List<Double> values, double tolerance) {
+        double[] v = values.stream().mapToDouble(d -> d).sorted().toArray();
+        int bestFrom = 0;
+        int bestTo = v.length == 0 ? 0 : 1;
+        for (int from = 0, to = 0; from < v.length; from++) {
+            while (to < v.length && v[to] <= v[from] * (1 + tolerance)) {
+                to++;
+            }
+            if (to - from > bestTo - bestFrom) {
+                bestFrom = from;
+                bestTo = to;
+            }
+        }
+        List<Double> out = new ArrayList<>();
+        for (int i = bestFrom; i < bestTo; i++) {
+            out.add(v[i]);
+        }
+        return out;
     }
 
     /** The interquartile range over the median (0 for one value). */
