@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Basalt's prerequisites, shared by ./basalt, ./run-tests and .ci/run: a JDK 17+, Maven, and the Zydis 4.0
-# shared library (Debian package libzydis4.0). Sourced, it defines functions; run directly, it installs
+# Basalt's prerequisites, shared by ./basalt, ./run-tests and .ci/run: a JDK 17+, Maven, a C compiler (for the
+# measuring harness), and the Zydis 4.0 shared library (Debian package libzydis4.0). Sourced, it defines
+# functions; run directly, it installs
 # whatever is missing (with --tests also llvm-14, whose llvm-mc/llvm-mca some tests compare against).
 # Installs use apt-get when we are root or have password-less sudo; otherwise we print the one command to run.
 
@@ -56,6 +57,8 @@ basalt_ensure_build() {
   basalt_ensure_runtime
   command -v mvn >/dev/null 2>&1 || basalt_need maven "Apache Maven"
   command -v javac >/dev/null 2>&1 || basalt_need openjdk-17-jdk-headless "A JDK (javac)"
+  # The measure module compiles its harness (measure/src/main/c) with the system C compiler.
+  command -v cc >/dev/null 2>&1 || basalt_need gcc "A C compiler (cc), which builds basalt measure's harness"
 }
 
 # Optional for tests: without llvm-14 the tests that compare against llvm-mc/llvm-mca skip with a reason.

@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param status           what came of it
  * @param cycles           cycles per iteration: the median of the tries that agree (of all tries when UNSTABLE;
  *                         NaN for ERROR and REFUSED)
- * @param minCycles        the smallest try
+ * @param minCycles        the smallest of those tries
  * @param spread           the tries' interquartile range over their median
  * @param tries            valid tries
  * @param pages            distinct 4 KiB pages the block touched in one run of the large unroll

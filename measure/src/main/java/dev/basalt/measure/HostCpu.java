@@ -25,7 +25,7 @@ public record HostCpu(String vendor, int family, int model, int stepping, String
                       String seccomp) {
 
     public HostCpu {
-        features = Set.copyOf(new TreeSet<>(features));
+        features = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(features)); // sorted: files stay stable
     }
 
     /** One feature bit: CPUID leaf and subleaf, register (0 eax .. 3 edx), bit, Linux's name. */

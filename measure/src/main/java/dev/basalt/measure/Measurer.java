@@ -193,8 +193,8 @@ public final class Measurer implements AutoCloseable {
         List<Double> agreeing = agreeing(values, config.maxSpread());
         BlockMeasurement.Status status = values.size() >= config.tries() && agreeing.size() * 2 > values.size()
                 ? BlockMeasurement.Status.OK : BlockMeasurement.Status.UNSTABLE;
-        return new BlockMeasurement(canonical, status, median(status == BlockMeasurement.Status.OK ? agreeing : values),
-                values.stream().mapToDouble(d -> d).min()
+        List<Double> kept = status == BlockMeasurement.Status.OK ? agreeing : values;
+        return new BlockMeasurement(canonical, status, median(kept), kept.stream().mapToDouble(d -> d).min()
                 .orElse(Double.NaN), spread(values), values.size(), pages, unroll[0], unroll[1], reps, median(ratios), note);
     }
 
