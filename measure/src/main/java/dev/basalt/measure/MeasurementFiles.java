@@ -86,9 +86,11 @@ public final class MeasurementFiles {
                 throw new IllegalStateException(out + " holds measurements of another CPU (" + before.describe()
                         + "); this is " + host.describe() + ": give another --out");
             }
-            if (!method.equals(old.get("method"))) {
-                throw new IllegalStateException(out + " was measured with other settings (" + old.get("method")
-                        + "): give another --out, or the same settings");
+            // Compared as read back from JSON: a long written is an int read.
+            ObjectMapper mapper = new ObjectMapper();
+            if (!mapper.readTree(mapper.writeValueAsString(method)).equals(old.get("method"))) {
+                throw new IllegalStateException(out + " was measured with other settings (" + meta.getFileName()
+                        + " has them): give another --out, or the same settings");
             }
         }
         if (!Files.exists(journal)) {

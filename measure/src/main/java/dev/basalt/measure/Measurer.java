@@ -21,13 +21,13 @@ import java.util.function.Consumer;
  * register but rsp/rbp = 0x2324000, rsp = rbp = 0x2324800, flags clear, MXCSR with FTZ and DAZ, x87 reset, every
  * vector register at its full width filled with the 32-bit pattern 0x3fc00000 (float 1.5; as doubles ~0.125 — normal,
  * non-zero); every page the block touches is mapped, on its fault, to one physical page filled with the value
- * 0x2324000 (so a pointer loaded from memory is again a valid address and every access hits L1), and the page is
- * refilled before each run. A timed run repeats that BHive run — initial state, then the copies — in a loop (a
- * counter in memory, one taken branch per repetition) until a difference of the two unrolls lasts about
+ * 0x2324000 (so a pointer loaded from memory is again a valid address and every access hits L1). A timed run
+ * repeats that BHive run — initial state, then the copies — in a loop (a counter in memory, one taken branch per
+ * repetition) until a difference of the two unrolls lasts about
  * {@code targetTicks} timer ticks: a KVM guest's time-stamp counter here advances 26 ticks at a time, so a short
  * difference is mostly rounding. Setting the state and the loop cost the same at both unrolls and cancel; each
- * repetition starts from BHive's registers, so a block touches the same pages however often it is repeated (memory
- * is refilled before each timed run, not between repetitions).
+ * repetition starts from BHive's registers and a refilled page, so a block touches the same pages and reads the same
+ * values however often it is repeated.
  *
  * <p><b>Timer.</b> The core-cycle counter where the kernel gives one to user space; otherwise the time-stamp counter,
  * which counts at a fixed rate while the core's clock moves: a calibration chain of known latency ({@code add rax,
@@ -222,7 +222,7 @@ public final class Measurer implements AutoCloseable {
         m.put("calibration_drift_limit", 0.02);
         m.put("initial_state", "GPRs 0x2324000, rsp=rbp 0x2324800, flags 0, MXCSR 0x9fc0 (FTZ, DAZ), fninit, "
                 + "vector registers at full width = 32-bit lanes 0x3fc00000; every touched page mapped to one "
-                + "physical page filled with the 64-bit value 0x2324000, refilled before each run");
+                + "physical page filled with the 64-bit value 0x2324000; all of it set again before every repetition");
         m.put("static_checks", config.staticChecks());
         return m;
     }

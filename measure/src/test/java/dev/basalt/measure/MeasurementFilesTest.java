@@ -28,7 +28,8 @@ class MeasurementFilesTest {
     @Test
     void anInterruptedRunKeepsItsBlocksAndTheNextSkipsThem(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("host.csv");
-        ObjectNode method = new ObjectMapper().createObjectNode().put("rounds", 16);
+        ObjectNode method = new ObjectMapper().createObjectNode().put("rounds", 16).put("target_ticks", 20_000L)
+                .put("max_spread", 0.02);
         MeasurementFiles first = new MeasurementFiles(out);
         first.resume(HOST, method);
         first.writeMeta(HOST, method, "basalt measure", 0, false);
