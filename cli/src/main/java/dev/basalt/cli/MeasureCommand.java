@@ -122,8 +122,11 @@ final class MeasureCommand implements Callable<Integer> {
                     + measurer.host().seccomp() + "; " + todo.size() + " blocks to measure"
                     + (order.size() > todo.size() ? " (" + (order.size() - todo.size()) + " already in " + out + ")"
                     : ""));
+            if (!measurer.timerNote().isEmpty()) {
+                err.println("basalt measure: note: " + measurer.timerNote());
+            }
             err.flush();
-            files.writeMeta(measurer.host(), measurer.method(), command, 0, false);
+            files.writeMeta(measurer.host(), measurer.method(), command, 0, false, measurer.timerNote());
             files.open();
             if (format.equals("csv")) {
                 outText.println(MeasurementFiles.header());
@@ -140,7 +143,7 @@ final class MeasureCommand implements Callable<Integer> {
             bars.close();
             double rate = todo.isEmpty() ? 0 : todo.size() / seconds;
             files.finish(order);
-            files.writeMeta(measurer.host(), measurer.method(), command, rate, true);
+            files.writeMeta(measurer.host(), measurer.method(), command, rate, true, measurer.timerNote());
             Map<String, BlockMeasurement> all = files.finished();
             int[] counts = new int[BlockMeasurement.Status.values().length];
             String firstFailure = null;

@@ -210,8 +210,8 @@ public final class MeasurementFiles {
     }
 
     /** Writes the meta file: host, method, calibration, counts, speed and provenance. */
-    public void writeMeta(HostCpu host, ObjectNode method, String command, double blocksPerSecond, boolean complete)
-            throws IOException {
+    public void writeMeta(HostCpu host, ObjectNode method, String command, double blocksPerSecond, boolean complete,
+                          String timerNote) throws IOException {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = mapper.createObjectNode();
         root.put("kind", "basalt-measurement");
@@ -220,6 +220,9 @@ public final class MeasurementFiles {
         root.put("blocks_csv", journal.getFileName().toString());
         root.set("host", mapper.valueToTree(host));
         root.put("timer", host.timer());
+        if (!timerNote.isEmpty()) {
+            root.put("timer_note", timerNote);
+        }
         root.set("method", method);
         List<Double> ratios = new ArrayList<>();
         Map<String, Integer> counts = new LinkedHashMap<>();

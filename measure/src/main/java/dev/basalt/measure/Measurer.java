@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -62,16 +62,54 @@ public final class Measurer implements AutoCloseable {
     private final List<Harness> harnesses = new ArrayList<>();
     private final HostCpu host;
 
-    /** Starts the first child and reads the host from it. */
+    /**
+     * Starts the first child and reads the host from it. A core-cycle counter must count the calibration chain at
+     * one tick a cycle (within 5%); one that does not (a counter the kernel moved, a hypervisor's odd one) is not
+     * trusted, and every child times with the calibrated time-stamp counter instead ({@link #timerNote()}).
+     */
     public Measurer(MeasureConfig config) throws IOException {
-        this.config = config;
         this.executable = Harness.executable();
+        Harness first = new Harness(executable, 0, config.seccomp(), config.tscOnly());
+        HostCpu found = HostCpu.of(first.info());
+        String note = "";
+        if (found.timer().equals("core-cycles")) {
+            double ratio = calibrationRatio(first);
+            if (!(Math.abs(ratio - 1) <= 0.05)) {
+                first.close();
+                config = config.withTscOnly(true);
+                first = new Harness(executable, 0, config.seccomp(), true);
+                found = HostCpu.of(first.info());
+                note = String.format(Locale.ROOT, "the core-cycle counter counted %.3f a cycle of the calibration "
+                        + "chain; timing with the time-stamp counter instead", ratio);
+            }
+        }
+        this.config = config;
+        this.host = found;
+        this.timerNote = note;
+        harnesses.add(first);
         int cpus = Math.max(1, Runtime.getRuntime().availableProcessors());
-        for (int i = 0; i < config.jobs(); i++) {
+        for (int i = 1; i < config.jobs(); i++) {
             harnesses.add(new Harness(executable, i % cpus, config.seccomp(), config.tscOnly()));
         }
-        Map<String, String> facts = harnesses.get(0).info();
-        this.host = HostCpu.of(facts);
+    }
+
+    private final String timerNote;
+
+    /** Why the timer is not the one the host offers, or "". */
+    public String timerNote() {
+        return timerNote;
+    }
+
+    /** Ticks a cycle of the calibration chain, measured as a block: 1 for a sound core-cycle counter. */
+    private static double calibrationRatio(Harness h) throws IOException {
+        byte[] chain = {0x48, (byte) 0x83, (byte) 0xc0, 0x01}; // add rax, 1
+        Harness.Reply reply = h.measure(new Harness.Request(chain, CALIBRATION_SMALL, CALIBRATION_LARGE,
+                CALIBRATION_SMALL, CALIBRATION_LARGE, 16, 16, 20, 20_000, MAX_REPETITIONS), 20);
+        if (!(reply instanceof Harness.Run run)) {
+            return Double.NaN;
+        }
+        Try t = evaluate(run, new int[] {CALIBRATION_SMALL, CALIBRATION_LARGE});
+        return t == null ? Double.NaN : t.ticksPerCycle();
     }
 
     public HostCpu host() {

@@ -32,7 +32,7 @@ class MeasurementFilesTest {
                 .put("max_spread", 0.02);
         MeasurementFiles first = new MeasurementFiles(out);
         first.resume(HOST, method);
-        first.writeMeta(HOST, method, "basalt measure", 0, false);
+        first.writeMeta(HOST, method, "basalt measure", 0, false, "");
         first.open();
         first.append(ok("4801d8", 1.0));
         first.append(BlockMeasurement.failed("0f0b", BlockMeasurement.Status.REFUSED, "ud2, with \"quotes\", here", 0));
@@ -57,7 +57,7 @@ class MeasurementFilesTest {
         Path out = dir.resolve("host.csv");
         ObjectNode method = new ObjectMapper().createObjectNode().put("rounds", 16);
         MeasurementFiles files = new MeasurementFiles(out);
-        files.writeMeta(HOST, method, "basalt measure", 0, false);
+        files.writeMeta(HOST, method, "basalt measure", 0, false, "");
         HostCpu other = new HostCpu("GenuineIntel", 6, 85, 4, "Xeon", "0x1", "Linux", true, Set.of("avx2"), "tsc",
                 "ymm", "on");
         IllegalStateException cpu = assertThrows(IllegalStateException.class,
