@@ -43,6 +43,8 @@ import java.util.function.Consumer;
  * up to {@code maxTries}, and a block whose tries still do not agree is {@link BlockMeasurement.Status#UNSTABLE},
  * reported (the median of all its tries) but not written to the BHive file. The spread reported is the interquartile
  * range of all tries over their median.
+ *
+ * <p>A {@code Measurer} is used by one thread at a time ({@link #measureAll} runs its own, one per child).
  */
 public final class Measurer implements AutoCloseable {
 
@@ -58,9 +60,9 @@ public final class Measurer implements AutoCloseable {
     private static final int MAX_REPETITIONS = 100_000;
 
     private final MeasureConfig config;
-    private final Path executable;
     private final List<Harness> harnesses = new ArrayList<>();
     private final HostCpu host;
+    private final String timerNote;
 
     /**
      * Starts the first child and reads the host from it. A core-cycle counter must count the calibration chain at
@@ -68,7 +70,7 @@ public final class Measurer implements AutoCloseable {
      * trusted, and every child times with the calibrated time-stamp counter instead ({@link #timerNote()}).
      */
     public Measurer(MeasureConfig config) throws IOException {
-        this.executable = Harness.executable();
+        Path executable = Harness.executable();
         Harness first = new Harness(executable, 0, config.seccomp(), config.tscOnly());
         HostCpu found = HostCpu.of(first.info());
         String note = "";
@@ -92,8 +94,6 @@ public final class Measurer implements AutoCloseable {
             harnesses.add(new Harness(executable, i % cpus, config.seccomp(), config.tscOnly()));
         }
     }
-
-    private final String timerNote;
 
     /** Why the timer is not the one the host offers, or "". */
     public String timerNote() {
@@ -144,8 +144,8 @@ public final class Measurer implements AutoCloseable {
                         BlockMeasurement m = measure(hexes.get(i), h);
                         synchronized (sink) {
                             sink.accept(m);
+                            listener.progress(done.incrementAndGet());
                         }
-                        listener.progress(done.incrementAndGet());
                     }
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
