@@ -222,6 +222,8 @@ static void fatal(int sig, siginfo_t *si, void *context) {
         put(&t, si->si_code == FPE_INTDIV || si->si_code == FPE_INTOVF
                 ? "divide error: division by zero or a quotient too large for its register"
                 : "floating-point exception");
+    } else if (sig == SIGBUS && si->si_code == SI_KERNEL) {
+        put(&t, "stack-segment fault: a non-canonical address through rsp or rbp");
     } else if (sig == SIGBUS) {
         put(&t, "bus error at ");
         put_hex(&t, addr);

@@ -42,7 +42,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
      * A block made ready for batching: role-tagged token ids per instruction, zero idioms, the simulator's
      * sources and each instruction's form.
      */
-    record Prepared(BasicBlock block, int[][] tokens, boolean[] zeroIdiom, Simulator.Sources sources,
+    record Prepared(BasicBlock block, int[][] tokens, boolean[] zeroIdiom, dev.basalt.simulator.Sources sources,
                     String[] forms, float frontEnd, float issue, float simulated, float[][] defaultRows) {
         int size() {
             return forms.length;
@@ -133,7 +133,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
                 zero[i] = Simulator.noExecution(insn, savedConfig().options());
                 forms[i] = insn.form();
             }
-            return new Prepared(b, ids, zero, Simulator.sources(b, savedConfig().options()), forms,
+            return new Prepared(b, ids, zero, dev.basalt.simulator.Sources.of(b, savedConfig().options()), forms,
                     (float) frontEnd.frontEndBound(b, savedConfig().options()),
                     savedConfig().options().secondGeneration()
                             ? (float) frontEnd.issueBound(b, savedConfig().options()) : -1f,

@@ -52,7 +52,7 @@ class BlockFacts {
     // loads pass it.
     final boolean[] storeFence;
     final boolean[] storing;
-    // Sources, in consumer order (Simulator.Sources).
+    // Sources, in consumer order (Sources).
     final int[] start;
     final int[] producers;
     final boolean[] memorySource;
@@ -197,7 +197,7 @@ class BlockFacts {
         this.source = loop ? uopSource(lf) : Simulator.UopSource.LEGACY;
         this.maxDemand = Math.max(1, widest);
         this.memory = new BhiveMemory.Program(block, steps);
-        Simulator.Sources src = Simulator.sources(block, options, stackOp, memory, simulator.falseOutput());
+        Sources src = Sources.of(block, options, stackOp, memory, simulator.falseOutput());
         this.start = src.start();
         this.producers = src.producers();
         this.memorySource = src.memory();

@@ -29,7 +29,7 @@ public final class CriticalPath {
      * @param readAdvance per instruction
      * @return [2 × n]: per-iteration latency coefficients, then read-advance coefficients
      */
-    public static float[][] coefficients(BasicBlock block, Simulator.Sources sources, float[] latency, float[] readAdvance) {
+    public static float[][] coefficients(BasicBlock block, Sources sources, float[] latency, float[] readAdvance) {
         int n = block.size();
         int[] start = sources.start();
         int[] prod = sources.producers();

@@ -52,7 +52,7 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
         byte[] bytes = insn.bytes(); // a copy: taken once
         return new EncodingFacts(BhiveMemory.Step.of(insn),
                 dev.basalt.core.UnmodelledInstructions.reason(insn).orElse(null), InstructionShape.slowLea(insn),
-                loads, stores, InstructionShape.locked(insn), Simulator.isStackOp(insn),
+                loads, stores, InstructionShape.locked(insn), Sources.isStackOp(insn),
                 InstructionShape.usesStackPointer(insn), InstructionShape.writesStackPointer(insn), fence(mnemonic),
                 InstructionShape.opcodeOffset(bytes), InstructionShape.lengthChanging(insn, bytes),
                 InstructionShape.moveRegisterFile(insn), insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"),

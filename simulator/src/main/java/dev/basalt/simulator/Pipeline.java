@@ -341,7 +341,7 @@ final class Pipeline extends BlockFacts {
         // that each repeat the one a period before, in retire time and in how long each instance waited to retire,
         // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
         // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
-        long[] steady = Simulator.repeatingPeriod(iterationRetired, iterationSignature, k, options.iterations(), 32,
+        long[] steady = SteadyState.repeatingPeriod(iterationRetired, iterationSignature, k, options.iterations(), 32,
                 24);
         if (steady == null) {
             return false;

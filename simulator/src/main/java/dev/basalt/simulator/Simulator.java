@@ -30,13 +30,11 @@ import java.util.Objects;
  * reorder buffer and the scheduler have room (an instruction wider than the dispatch width takes several
  * cycles); then {@code tick} ends the cycle (and fails on a run far longer than any block takes). Zero idioms
  * use no port and finish at dispatch. Once whole iterations retire at periodic cycles, {@code retire} stops
- * the loop and extrapolates the rest ({@code steadyState}). {@code result} gives the statistics: throughput =
+ * the loop and extrapolates the rest ({@link SteadyState}). {@code result} gives the statistics: throughput =
  * cycles until the last instruction retires / iterations, port pressure and waiting per iteration.
  *
- * <p>Sources come from the block's {@link dev.basalt.decoder.DependencyGraph} RAW edges (registers and flags,
- * and, when enabled, memory under the same-expression policy), loop-carried ones linking iteration
- * <i>k−1</i> to <i>k</i>. With the stack engine on, the {@code rsp} updates of push, pop, call and ret cost
- * nothing and create no dependency (uiCA models this; llvm-mca does not).
+ * <p>What an instruction waits for is its {@link Sources}. With the stack engine on, the {@code rsp} updates of
+ * push, pop, call and ret cost nothing and create no dependency (uiCA models this; llvm-mca does not).
  *
  * <p>Deterministic; thread-safe (a run allocates its own state).
  */
@@ -386,7 +384,7 @@ public final class Simulator {
         double uops = 0;
         float[] latency = new float[n];
         float[] readAdvance = new float[n];
-        boolean[] stackOp = stackOps(block);
+        boolean[] stackOp = Sources.stackOps(block);
         boolean second = options.secondGeneration();
         List<int[]> portDemands = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -417,7 +415,7 @@ public final class Simulator {
                 busiest = params.ports().get(p);
             }
         }
-        float[][] c = CriticalPath.coefficients(block, sources(block, options, stackOp, null, falseOutput), latency,
+        float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput), latency,
                 readAdvance);
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
@@ -540,7 +538,7 @@ public final class Simulator {
      * dispatch bound of {@link #bottleneck} without running the block).
      */
     public double issueBound(BasicBlock block, Options options) {
-        boolean[] stackOp = stackOps(block);
+        boolean[] stackOp = Sources.stackOps(block);
         double slots = 0;
         for (int i = 0; i < block.size(); i++) {
             Instruction insn = block.instruction(i);
@@ -600,243 +598,6 @@ public final class Simulator {
             run.tick();
         }
         return run.result();
-    }
-
-    /**
-     * Each instruction's producers, flattened: for instruction i, pairs (producer, loop-carried 0/1) at
-     * {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is
-     * memory (a store the load reads from) at {@code memory[k]}, and whether it is a register the consumer reads
-     * as an address (base or index of a memory operand) at {@code address[k]}, and whether it is a store that
-     * does not contain the load at {@code partial[k]}.
-     */
-    public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial) {
-    }
-
-    /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
-    public static Sources sources(BasicBlock block, Options options) {
-        return sources(block, options, stackOps(block));
-    }
-
-    /** Whether each instruction is a push, pop, call or ret (whose rsp update the stack engine absorbs). */
-    static boolean[] stackOps(BasicBlock block) {
-        boolean[] stackOp = new boolean[block.size()];
-        for (int i = 0; i < stackOp.length; i++) {
-            stackOp[i] = isStackOp(block.instruction(i));
-        }
-        return stackOp;
-    }
-
-    /** Whether the stack engine updates {@code insn}'s rsp: push, pop, call, ret. */
-    static boolean isStackOp(Instruction insn) {
-        String m = insn.mnemonic();
-        return m.equals("push") || m.equals("pop") || m.equals("call") || m.equals("ret");
-    }
-
-    /** The RAW sources the simulator waits for under {@code options}. */
-    static Sources sources(BasicBlock block, Options options, boolean[] stackOp) {
-        return sources(block, options, stackOp, null);
-    }
-
-    /** {@link #sources(BasicBlock, Options, boolean[])} with the block's harness steps (null: compiled here). */
-    static Sources sources(BasicBlock block, Options options, boolean[] stackOp, BhiveMemory.Program harness) {
-        return sources(block, options, stackOp, harness, Set.of());
-    }
-
-    /**
-     * {@link #sources(BasicBlock, Options, boolean[], BhiveMemory.Program)} where, on the second machine, an
-     * instruction whose mnemonic (lower case) is in {@code falseOutput} also waits for the previous writer of
-     * its destination register ({@link CoreParams#falseOutputDependencies()}): the graph's WAW edge into it
-     * becomes a source.
-     */
-    static Sources sources(BasicBlock block, Options options, boolean[] stackOp, BhiveMemory.Program harness,
-                           Set<String> falseOutput) {
-        int n = block.size();
-        int[] prodCount = new int[n + 1];
-        dev.basalt.decoder.DependencyGraph g = block.dependencyGraph();
-        int edges = g.edgeCount();
-        int[] chosen = new int[edges]; // the graph's edges that are sources, in graph order
-        int count = 0;
-        boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
-        for (int e = 0; e < edges; e++) {
-            DependencyKind kind = g.kind(e);
-            if (kind == DependencyKind.RAW) {
-                Resource r = g.resource(e);
-                if (r.kind() == Resource.Kind.MEMORY && !options.memoryDependencies()
-                        || options.stackEngine() && stackOp[g.producer(e)] && r.name().equals("rsp")) {
-                    continue;
-                }
-            } else if (!(kind == DependencyKind.WAW && falseDeps && g.resource(e).kind() == Resource.Kind.REGISTER
-                    && falseOutput.contains(block.instruction(g.consumer(e)).mnemonic()))) {
-                continue;
-            }
-            chosen[count++] = e;
-            prodCount[g.consumer(e) + 1]++;
-        }
-        for (int i = 0; i < n; i++) {
-            prodCount[i + 1] += prodCount[i];
-        }
-        int[] prod = new int[2 * count];
-        boolean[] memory = new boolean[count];
-        boolean[] address = new boolean[count];
-        int[] fill = Arrays.copyOf(prodCount, n);
-        for (int c = 0; c < count; c++) {
-            int e = chosen[c];
-            int consumer = g.consumer(e);
-            Resource r = g.resource(e);
-            int at = fill[consumer]++;
-            prod[2 * at] = g.producer(e);
-            prod[2 * at + 1] = g.loopCarried(e) ? 1 : 0;
-            memory[at] = r.kind() == Resource.Kind.MEMORY;
-            address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
-        }
-        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count]);
-        // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
-        return options.secondGeneration() && options.memoryDependencies()
-                ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness : BhiveMemory.Program.of(block)))
-                : graph;
-    }
-
-
-    /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
-    private static boolean readsAsAddress(Instruction insn, String name) {
-        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
-            dev.basalt.decoder.Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
-            if (op instanceof dev.basalt.decoder.Operand.MemoryOperand m
-                    && (m.base().enclosingName().equals(name) || m.index().enclosingName().equals(name))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * {@code src} with the store→load sources of BHive's memory layout ({@link BhiveMemory}) added where the
-     * dependency graph has none from that store.
-     */
-    private static Sources withHarnessMemory(BasicBlock block, Sources src, List<BhiveMemory.Edge> edges) {
-        if (edges.isEmpty()) {
-            return src; // most blocks: no store→load pair in the harness
-        }
-        int n = block.size();
-        int[] start = src.start();
-        int[] prod = src.producers();
-        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial
-        for (int i = 0; i < n; i++) {
-            for (int k = start[i]; k < start[i + 1]; k++) {
-                all.add(new int[] {i, prod[2 * k], prod[2 * k + 1], src.memory()[k] ? 1 : 0, src.address()[k] ? 1 : 0,
-                        0});
-            }
-        }
-        int given = all.size();
-        for (BhiveMemory.Edge e : edges) {
-            boolean known = false;
-            for (int k = start[e.load()]; k < start[e.load() + 1]; k++) {
-                known |= src.memory()[k] && prod[2 * k] == e.store();
-            }
-            if (!known) {
-                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0});
-            }
-        }
-        if (all.size() == given) {
-            return src;
-        }
-        all.sort(java.util.Comparator.comparingInt(a -> a[0]));
-        int[] newStart = new int[n + 1];
-        int[] newProd = new int[2 * all.size()];
-        boolean[] memory = new boolean[all.size()];
-        boolean[] address = new boolean[all.size()];
-        boolean[] partial = new boolean[all.size()];
-        for (int k = 0; k < all.size(); k++) {
-            int[] a = all.get(k);
-            newStart[a[0] + 1]++;
-            newProd[2 * k] = a[1];
-            newProd[2 * k + 1] = a[2];
-            memory[k] = a[3] == 1;
-            address[k] = a[4] == 1;
-            partial[k] = a[5] == 1;
-        }
-        for (int i = 0; i < n; i++) {
-            newStart[i + 1] += newStart[i];
-        }
-        return new Sources(newStart, newProd, memory, address, partial);
-    }
-
-    /**
-     * Once the core is in a steady state, the rest of the run is known: if the last iterations retired at
-     * exactly periodic times (period W ≤ 8 iterations, the same cycle delta over consecutive windows spanning
-     * at least 24 iterations), the retire cycle of the final iteration is extrapolated and the run
-     * stops early. Returns that cycle, or -1 to keep simulating. The result equals a full run whenever the
-     * schedule is truly periodic, which it is once buffers and ports have settled.
-     */
-    private static long steadyState(long[] retired, int k, int iterations) {
-        long[] steady = steadyPeriod(retired, k, iterations, 8, 24);
-        return steady == null ? -1 : steady[0];
-    }
-
-    /**
-     * The steady state as {@link #steadyState} finds it, for periods of up to {@code maxPeriod} iterations that
-     * agree over at least {@code span} iterations: {the extrapolated retire cycle of the final iteration, the
-     * cycles of one period, its iterations}, or null.
-     */
-    static long[] steadyPeriod(long[] retired, int k, int iterations, int maxPeriod, int span) {
-        int last = iterations - 1;
-        if (k < span || k >= last) {
-            return null;
-        }
-        for (int w = 1; w <= maxPeriod; w++) {
-            int windows = Math.max(3, (span + w - 1) / w); // at least span iterations agree, whatever the period
-            if (k < windows * w) {
-                break;
-            }
-            long d = retired[k] - retired[k - w];
-            boolean periodic = true;
-            for (int m = 1; m < windows && periodic; m++) {
-                periodic = retired[k - m * w] - retired[k - (m + 1) * w] == d;
-            }
-            if (periodic) {
-                int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
-                return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The steady state of a retire sequence that repeats exactly: the smallest period of up to {@code maxPeriod}
-     * iterations such that every one of the last {@code agree} iterations retired the same number of cycles
-     * after the iteration a period before it. Unlike comparing sums over windows, a run whose true period is
-     * 16 is never taken for one of 10 whose window sums happen to match. Returns {the extrapolated retire cycle
-     * of the final iteration, the cycles of one period, its iterations}, or null.
-     */
-    static long[] repeatingPeriod(long[] retired, int k, int iterations, int maxPeriod, int agree) {
-        return repeatingPeriod(retired, null, k, iterations, maxPeriod, agree);
-    }
-
-    /**
-     * {@link #repeatingPeriod(long[], int, int, int, int)} where, beyond the retire times, a signature of the
-     * machine's state as each iteration retired ({@code state}; null: not checked) must repeat too: retire times
-     * can repeat for dozens of iterations while the state drifts toward another bottleneck.
-     */
-    static long[] repeatingPeriod(long[] retired, long[] state, int k, int iterations, int maxPeriod, int agree) {
-        int last = iterations - 1;
-        if (k >= last) {
-            return null;
-        }
-        for (int w = 1; w <= maxPeriod && k - agree - w >= 0; w++) {
-            long d = retired[k] - retired[k - w];
-            boolean periodic = true;
-            for (int m = 1; m <= agree && periodic; m++) {
-                periodic = retired[k - m] - retired[k - m - w] == d;
-            }
-            for (int m = 0; m <= agree && periodic && state != null; m++) {
-                periodic = state[k - m] == state[k - m - w];
-            }
-            if (periodic) {
-                int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
-                return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};
-            }
-        }
-        return null;
     }
 
     /** Whether every producer of instance {@code j} (instruction {@code i}) has finished, less the read-advance. */
@@ -1156,7 +917,7 @@ public final class Simulator {
                 zeroIdiom[i] = insn.idiom() == Idiom.ZERO;
                 portDemand[i] = zeroIdiom[i] ? NO_DEMAND : demands.get(r.row()); // every row was precomputed
             }
-            Sources src = sources(block, options, stackOps(block));
+            Sources src = Sources.of(block, options, Sources.stackOps(block));
             this.start = src.start();
             this.producers = src.producers();
             this.dispatched = new long[total];
@@ -1201,7 +962,7 @@ public final class Simulator {
         /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
         private boolean iterationRetired(int k) {
             iterationRetired[k] = now;
-            long projected = steadyState(iterationRetired, k, options.iterations());
+            long projected = SteadyState.steadyState(iterationRetired, k, options.iterations());
             if (projected < 0) {
                 return false;
             }

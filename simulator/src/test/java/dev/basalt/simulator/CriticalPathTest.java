@@ -22,7 +22,7 @@ class CriticalPathTest {
             lat[i] = r.latency();
             ra[i] = r.readAdvance();
         }
-        return CriticalPath.coefficients(b, Simulator.sources(b, Simulator.Options.defaults(), Simulator.stackOps(b)),
+        return CriticalPath.coefficients(b, Sources.of(b, Simulator.Options.defaults(), Sources.stackOps(b)),
                 lat, ra);
     }
 

@@ -30,7 +30,7 @@ class SteadyStateTest {
         long[] steady = null;
         int k = 0;
         for (; k < 99 && steady == null; k++) {
-            steady = Simulator.repeatingPeriod(r, k, 100, 32, 24);
+            steady = SteadyState.repeatingPeriod(r, k, 100, 32, 24);
         }
         assertArrayEquals(new long[] {r[99], 5, 16}, steady);
         assertEquals(24 + 16 + 1, k, "found as soon as 24 iterations repeat the ones 16 before");
@@ -43,9 +43,9 @@ class SteadyStateTest {
         for (int k = 1; k < 100; k++) {
             r[k] = r[k - 1] + (k <= 10 ? 2 : 1);
         }
-        assertNull(Simulator.repeatingPeriod(r, 30, 100, 32, 24));
-        assertArrayEquals(new long[] {r[99], 1, 1}, Simulator.repeatingPeriod(r, 35, 100, 32, 24));
-        assertNull(Simulator.repeatingPeriod(r, 99, 100, 32, 24), "the last iteration needs no extrapolation");
+        assertNull(SteadyState.repeatingPeriod(r, 30, 100, 32, 24));
+        assertArrayEquals(new long[] {r[99], 1, 1}, SteadyState.repeatingPeriod(r, 35, 100, 32, 24));
+        assertNull(SteadyState.repeatingPeriod(r, 99, 100, 32, 24), "the last iteration needs no extrapolation");
     }
 
     @Test
