@@ -107,8 +107,8 @@ class BlockFacts {
         }
         this.runs = everyOneRuns;
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
-        int alu = simulator.aluGroup();
-        int slowLea = simulator.slowLeaGroup();
+        int alu = simulator.ports().aluGroup();
+        int slowLea = simulator.ports().slowLeaGroup();
         int widest = 0;
         long bytes = 0;
         Map<String, Simulator.RowSource> missing = Map.of();
@@ -144,8 +144,8 @@ class BlockFacts {
                 latency[i] = Math.max(latency[i], core.slowLeaLatency());
             }
             demand[i] = shape[i].noPort() ? new int[0] : ops;
-            int loads = simulator.hasLoadPorts() ? f.loads() : 0;
-            int address = loads + (simulator.hasLoadPorts() && f.stores() ? 1 : 0);
+            int loads = simulator.ports().hasLoadPorts() ? f.loads() : 0;
+            int address = loads + (simulator.ports().hasLoadPorts() && f.stores() ? 1 : 0);
             twoStep[i] = address > 0 && !shape[i].noPort() && Simulator.portMicroOps(ops) > address;
             addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
@@ -166,7 +166,7 @@ class BlockFacts {
         this.loop = Simulator.runsAsLoop(block, options);
         this.fusedTail = new boolean[n];
         CoreParams.LoopFrontEnd lf = core.loop();
-        int taken = loop ? simulator.takenBranchGroup() : -1;
+        int taken = loop ? simulator.ports().takenBranchGroup() : -1;
         if (options.secondGeneration() && options.microFusion() && !lf.macroFusion().isEmpty()) {
             for (int i = 0; i + 1 < n; i++) {
                 if (fusedTail[i] || !fuses(lf, block.instruction(i), block.instruction(i + 1), shape[i])) {

@@ -248,7 +248,7 @@ public final class Bounds {
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
                 : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
         return new Bounds(predecoder, decoders, delivery, p.source, issue, ports,
-                p.simulator.portSetName(set[0]), latency, critical, winner, p, set[0]);
+                p.simulator.ports().portSetName(set[0]), latency, critical, winner, p, set[0]);
     }
 
     /**
@@ -467,7 +467,7 @@ public final class Bounds {
 
     /** The ports of demand entry e: a port group's, or a divider's (a negative entry, its busy cycles after it). */
     private static int demandMask(BlockFacts p, int[] d, int e) {
-        return d[e] < 0 ? 1 << (-d[e] - 1) : p.simulator.groupMask(d[e]);
+        return d[e] < 0 ? 1 << (-d[e] - 1) : p.simulator.ports().groupMask(d[e]);
     }
 
     /** What demand entry e puts on its ports: one micro-op, or a divider's busy cycles. */

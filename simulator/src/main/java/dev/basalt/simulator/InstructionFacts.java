@@ -45,7 +45,7 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
     /** The facts of {@code insn}, whose encoding's are {@code e}: what the simulator's table adds to them. */
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options, EncodingFacts e) {
         Simulator.Resolved r = simulator.resolve(insn.form());
-        int[] ops = simulator.microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
+        int[] ops = simulator.ports().microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
         InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, Simulator.portMicroOps(ops)),
                 simulator.params().core(), options.microFusion(), options.moveElimination());
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),

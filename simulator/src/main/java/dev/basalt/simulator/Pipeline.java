@@ -127,7 +127,7 @@ final class Pipeline extends BlockFacts {
         this.params = simulator.params();
         this.total = n * options.iterations();
         this.portCount = params.ports().size();
-        this.loadGroup = simulator.groupOf(core.loadPorts());
+        this.loadGroup = simulator.ports().groupOf(core.loadPorts());
         this.split = new int[n];
         this.opPart = new int[n][];
         this.loadPart = new int[n][];
@@ -575,7 +575,7 @@ final class Pipeline extends BlockFacts {
     private boolean takePorts(int j, int i, int from, int to, int[] part) {
         int[] d = demand[i];
         if (!options.issueTimePorts()) {
-            if (!simulator.reserve(part, portFree, portUse, scratch, now, taken)) {
+            if (!simulator.ports().reserve(part, portFree, portUse, scratch, now, taken)) {
                 return false;
             }
             account(j);
@@ -726,7 +726,7 @@ final class Pipeline extends BlockFacts {
      * the second least loaded unless it has 3 or more micro-ops more.
      */
     private int bindPort(int group, int slot) {
-        int[] members = simulator.members(group);
+        int[] members = simulator.ports().members(group);
         if (members.length == 1) {
             return members[0];
         }
