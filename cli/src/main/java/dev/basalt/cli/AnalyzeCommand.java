@@ -58,6 +58,12 @@ final class AnalyzeCommand implements Callable<Integer> {
             + "comma-separated or repeated (default ${DEFAULT-VALUE}).")
     List<Microarchitecture> mcpu;
 
+    @Option(names = "--memory", defaultValue = "distinct", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "For the simulator-based models and the bottleneck's bounds: distinct (only accesses the code "
+                    + "proves the same alias, as in real code), harness (BHive's measurement harness) or auto; default "
+                    + "${DEFAULT-VALUE}.")
+    dev.basalt.simulator.Simulator.MemoryModel memory;
+
     @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
     String format;
 
@@ -122,8 +128,12 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         PredictCommand.warn(err, "basalt analyze", estimator);
         // the bottleneck is the bounds' winner; with --model bounds they are the model's own predictions
+        // A program's code is real code: its accesses alias only where the code proves it (--memory distinct).
+        if (estimator instanceof dev.basalt.simulator.LoopAware aware) {
+            estimator = aware.withMemory(memory);
+        }
         ThroughputEstimator bounds = estimator.name().equals(BoundsEstimator.NAME) ? estimator
-                : PredictCommand.load(BoundsEstimator.NAME);
+                : ((dev.basalt.simulator.LoopAware) PredictCommand.load(BoundsEstimator.NAME)).withMemory(memory);
 
         List<ControlFlow> flows = new ArrayList<>();
         long instructions = 0;

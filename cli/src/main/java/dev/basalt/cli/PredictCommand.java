@@ -65,6 +65,12 @@ final class PredictCommand implements Callable<Integer> {
                     + "loop), loop, or unroll (BHive's straight-line model); default ${DEFAULT-VALUE}.")
     dev.basalt.simulator.Simulator.LoopMode mode;
 
+    @Option(names = "--memory", defaultValue = "auto", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "For the simulator-based models: harness (BHive's measurement harness: every pointer into "
+                    + "one page), distinct (only accesses the code proves the same, as uiCA and llvm-mca assume), or "
+                    + "auto (harness for straight-line blocks, distinct for loops); default ${DEFAULT-VALUE}.")
+    dev.basalt.simulator.Simulator.MemoryModel memory;
+
     @Option(names = "--format", defaultValue = "text", description = "text, csv or json (default ${DEFAULT-VALUE}).")
     String format;
 
@@ -110,6 +116,24 @@ final class PredictCommand implements Callable<Integer> {
         p.details().forEach((k, v) -> sb.append(sb.length() > 3 ? " · " : "").append(k).append(' ')
                 .append(String.format(Locale.ROOT, "%.2f", v)));
         return sb.append(')').toString();
+    }
+
+    /** Which memory a simulator-based model's run of {@code block} saw ("harness", "distinct"), or "". */
+    private static String memoryOf(ThroughputEstimator e, BasicBlock block, Microarchitecture m) {
+        return e instanceof dev.basalt.simulator.LoopAware aware ? aware.memoryOf(block, m) : "";
+    }
+
+    /**
+     * {@code  [loop, distinct memory]} for a simulator-based model when the block runs as a loop or the memory was
+     * chosen; nothing for BHive's default (a straight-line block in harness memory), which every row would repeat.
+     */
+    private String textMemory(ThroughputEstimator e, BasicBlock block, Microarchitecture m) {
+        if (!(e instanceof dev.basalt.simulator.LoopAware aware)) {
+            return "";
+        }
+        boolean loop = aware.frontEnd(block, m).loop();
+        return loop || memory != dev.basalt.simulator.Simulator.MemoryModel.AUTO
+                ? "  [" + (loop ? "loop" : "unrolled") + ", " + aware.memoryOf(block, m) + " memory]" : "";
     }
 
     /** The 90% interval's two cells (empty for an estimator without intervals), each after a comma. */
@@ -161,6 +185,14 @@ final class PredictCommand implements Callable<Integer> {
                         + " has no loop mode; the simulator-based models (simulator, simulator-untuned, bounds) do");
             }
             chosen = aware.withLoopMode(mode);
+        }
+        if (memory != dev.basalt.simulator.Simulator.MemoryModel.AUTO) {
+            if (!(chosen instanceof dev.basalt.simulator.LoopAware aware)) {
+                throw new BadInputException("--memory " + memory.name().toLowerCase(Locale.ROOT) + ": "
+                        + chosen.name() + " has no memory model; the simulator-based models (simulator, "
+                        + "simulator-untuned, bounds) do");
+            }
+            chosen = aware.withMemory(memory);
         }
         for (Microarchitecture m : cpus) {
             if (chosen.supported().contains(m)) {
@@ -232,10 +264,13 @@ final class PredictCommand implements Callable<Integer> {
         for (Microarchitecture m : cpus) {
             versions.put(m, version(estimators.get(m), m));
         }
+        // The simulator-based models say which memory each block saw (a column of its own in CSV).
+        boolean memoryColumn = estimators.values().stream().allMatch(e -> e instanceof dev.basalt.simulator.LoopAware);
         if (format.equals("csv")) {
             out.println("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high"
                     + (explain ? ",baseline,contributions" : "")
-                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining()) + ",note,error");
+                    + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining())
+                    + (memoryColumn ? ",memory" : "") + ",note,error");
         }
         int k = 0;
         int failedInputs = 0;
@@ -261,10 +296,11 @@ final class PredictCommand implements Callable<Integer> {
                     // Numeric columns stay numeric: an error row leaves them empty and says why in `error`.
                     case "csv" -> out.println(in + "," + m.llvmName() + "," + estimators.get(m).name() + ","
                             + versions.get(m) + ","
-                            + (p == null ? ",," + (explain ? ",," : "") + ",".repeat(details.size()) + ","
-                                    + "," + csvCell(error)
+                            + (p == null ? ",," + (explain ? ",," : "") + ",".repeat(details.size())
+                                    + (memoryColumn ? "," : "") + "," + "," + csvCell(error)
                                     : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()) + csvInterval(p)
-                                    + (explain ? csvExplanation(p) : "") + csvDetails(p, details) + ","
+                                    + (explain ? csvExplanation(p) : "") + csvDetails(p, details)
+                                    + (memoryColumn ? "," + memoryOf(estimators.get(m), block, m) : "") + ","
                                     + csvCell(p.note()) + ","));
                     case "json" -> {
                         ObjectNode n = json.addObject();
@@ -284,6 +320,7 @@ final class PredictCommand implements Callable<Integer> {
                             if (estimators.get(m) instanceof dev.basalt.simulator.LoopAware aware) {
                                 dev.basalt.simulator.Simulator.FrontEnd fe = aware.frontEnd(block, m);
                                 n.put("mode", fe.loop() ? "loop" : "unrolled");
+                                n.put("memory", aware.memoryOf(block, m));
                                 n.put("uop_source", fe.source().name().toLowerCase(Locale.ROOT));
                                 ArrayNode pairs = n.putArray("fused_pairs");
                                 fe.fusedPairs().forEach(f -> pairs.addArray().add(f).add(f + 1));
@@ -306,7 +343,7 @@ final class PredictCommand implements Callable<Integer> {
                                 : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
                                         p.cyclesPerIteration()) + p.interval().map(iv -> String.format(Locale.ROOT,
                                         "  (90%% interval %.2f–%.2f)", iv.low(), iv.high())).orElse("")
-                                        + textDetails(p));
+                                        + textDetails(p) + textMemory(estimators.get(m), block, m));
                         if (p != null) {
                             p.notes().forEach(note -> out.println("    note: " + note));
                         }

@@ -53,6 +53,12 @@ final class SimulateCommand implements Callable<Integer> {
                     + "straight-line model); default ${DEFAULT-VALUE}.")
     Simulator.LoopMode mode;
 
+    @Option(names = "--memory", defaultValue = "auto", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "Which loads and stores alias: harness (BHive's measurement harness: every pointer into one "
+                    + "page), distinct (only accesses the code proves the same, as uiCA and llvm-mca assume), or auto "
+                    + "(harness for straight-line blocks, distinct for loops); default ${DEFAULT-VALUE}.")
+    Simulator.MemoryModel memory;
+
     @Option(names = "--iterations", defaultValue = "100", description = "Iterations (default ${DEFAULT-VALUE}).")
     int iterations;
 
@@ -92,7 +98,8 @@ final class SimulateCommand implements Callable<Integer> {
         }
         Simulator.Options options = BadInputException.check("--iterations", () -> llvmMcaCompatible
                 ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
-                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode);
+                : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode)
+                .withMemory(memory);
         List<String> blocks = blockInput.blocks(arguments);
         if (blocks.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
@@ -177,7 +184,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
 
     /** The csv columns: json's figures that are one number or word per block and CPU. */
-    private static final String CSV_HEADER = "hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,"
+    private static final String CSV_HEADER = "hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,memory,"
             + java.util.Arrays.stream(Bounds.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
             .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error";
 
@@ -192,7 +199,7 @@ final class SimulateCommand implements Callable<Integer> {
         Simulator.FrontEnd fe = sim.frontEnd(block, options);
         StringBuilder sb = new StringBuilder(String.join(",", block.hex(), uarch.llvmName(), sim.params().fingerprint(),
                 String.format(Locale.ROOT, "%.4f", r.cyclesPerIteration()), Long.toString(r.totalCycles()),
-                Integer.toString(iterations), fe.loop() ? "loop" : "unrolled"));
+                Integer.toString(iterations), fe.loop() ? "loop" : "unrolled", memoryOf(options, fe)));
         Bounds b = options.secondGeneration() ? sim.bounds(block, options) : null;
         for (Bounds.Kind k : Bounds.Kind.values()) {
             sb.append(',').append(b == null ? "" : String.format(Locale.ROOT, "%.4f", b.value(k)));
@@ -218,6 +225,7 @@ final class SimulateCommand implements Callable<Integer> {
         n.put("total_cycles", r.totalCycles());
         n.put("iterations", iterations);
         n.put("mode", fe.loop() ? "loop" : "unrolled");
+        n.put("memory", memoryOf(options, fe));
         n.put("uop_source", fe.source().name().toLowerCase(Locale.ROOT));
         com.fasterxml.jackson.databind.node.ArrayNode pairs = n.putArray("fused_pairs");
         fe.fusedPairs().forEach(f -> pairs.addArray().add(f).add(f + 1));
@@ -255,6 +263,14 @@ final class SimulateCommand implements Callable<Integer> {
         return n;
     }
 
+    /** Which memory the run saw: harness, distinct, or none (loads never wait for stores). */
+    static String memoryOf(Simulator.Options options, Simulator.FrontEnd fe) {
+        if (!options.secondGeneration() || !options.memoryDependencies()) {
+            return "none";
+        }
+        return options.harnessMemory(fe.loop()) ? "harness" : "distinct";
+    }
+
     /** One block's run on one CPU: cycles, waits, ports, bottleneck, bounds, fallbacks, notes, timeline. */
     private void print(PrintWriter out, BasicBlock block, Microarchitecture uarch, Simulator sim,
                        Simulator.Options options) {
@@ -265,7 +281,7 @@ final class SimulateCommand implements Callable<Integer> {
                     uarch, r.cyclesPerIteration(), r.totalCycles(), iterations);
             Simulator.FrontEnd fe = sim.frontEnd(block, options);
             if (options.secondGeneration()) {
-                out.println("  mode: " + fe.describe());
+                out.println("  mode: " + fe.describe() + "; " + memoryOf(options, fe) + " memory");
             }
             for (int i = 0; i < block.size(); i++) {
                 out.printf(Locale.ROOT, "  %2d  %-40s  %-28s waits %.1f%n", i, block.instruction(i).intelSyntax(),

@@ -278,6 +278,9 @@ class BadInputTableTest {
         bad("eval", "unknown CPU", "--mcpu", "--mcpu", "nosuch", "--out", "$DIR/eval");
         bad("eval", "unknown CPU in a list", "--mcpu", "--mcpu", "haswell,nosuch", "--out", "$DIR/eval");
         bad("eval", "unknown model", "nosuch", "--models", "nosuch", "--out", "$DIR/eval");
+        bad("predict", "unknown option value", "--memory", "--model", "simulator", "--memory", "nosuch", "4801d8");
+        bad("predict", "a model without memory", "--memory", "--model", "granite", "--memory", "distinct", "4801d8");
+        bad("simulate", "unknown option value", "--memory", "--memory", "nosuch", "4801d8");
         // measure (every case fails before a block runs; a block that cannot run is an error row, docs/measure-hostile.md)
         bad("measure", "no output", "--out", "4801d8");
         bad("measure", "empty file", "no blocks", "--input", "$DIR/empty.txt", "--out", "$DIR/m.csv");

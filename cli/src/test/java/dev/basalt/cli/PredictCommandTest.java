@@ -41,16 +41,18 @@ class PredictCommandTest {
                 input.toString(), "--format", "csv");
         assertEquals(2, r.exit(), r.err());
         List<String> lines = r.out().strip().lines().toList();
-        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,note,error", lines.get(0));
+        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,memory,note,error",
+                lines.get(0));
         assertEquals(7, lines.size(), r.out());
         assertEquals("4889de4889c24c89ff,haswell," + named("simulator", Microarchitecture.HASWELL)
                 + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL)
-                + ",,,,", lines.get(1), "an ordinary block: no interval (the simulator gives none), no note, no error");
+                + ",,,harness,,", lines.get(1), "an ordinary block: no interval (the simulator gives none), BHive's "
+                + "harness memory (straight-line), no note, no error");
         assertEquals("4889de4889c24c89ff,skylake," + named("simulator", Microarchitecture.SKYLAKE)
                 + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE)
-                + ",,,,", lines.get(2));
+                + ",,,harness,,", lines.get(2));
         // An error row keeps the numeric columns empty (numeric) and says why in the last column.
-        String errorRow = "zz,haswell," + named("simulator", Microarchitecture.HASWELL) + ",,,,";
+        String errorRow = "zz,haswell," + named("simulator", Microarchitecture.HASWELL) + ",,,,,";
         assertTrue(lines.get(3).startsWith(errorRow) && lines.get(3).length() > errorRow.length(), lines.get(3));
         assertTrue(lines.get(5).startsWith("488b5c2408488b7c241031d24889de,haswell,"), lines.get(5));
     }
@@ -244,7 +246,8 @@ class PredictCommandTest {
         assertTrue(r.out().contains("no measurements back this CPU"), r.out());
         CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
         assertEquals(0, csv.exit(), csv.err());
-        assertEquals("4883c0014889de,znver3," + named("simulator", zen3) + simulated("4883c0014889de", zen3) + ",,,,",
+        assertEquals("4883c0014889de,znver3," + named("simulator", zen3) + simulated("4883c0014889de", zen3)
+                + ",,,harness,,",
                 csv.out().lines().skip(1)
                 .findFirst().orElseThrow());
         assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
@@ -266,9 +269,9 @@ class PredictCommandTest {
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
         assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,predecoder,decoders,delivery,issue,ports,"
-                + "latency,note,error",
+                + "latency,memory,note,error",
                 lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%s%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,,", hex,
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%s%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,harness,,", hex,
                 named("bounds", Microarchitecture.HASWELL),
                 b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.delivery(), b.issue(), b.ports(), b.latency()),
                 lines.get(1));
@@ -347,5 +350,23 @@ class PredictCommandTest {
         assertEquals("simulator", rows.get(1).get("model").asText());
         assertEquals(simulated("4801d8", Microarchitecture.HASWELL),
                 String.format(Locale.ROOT, "%.4f", rows.get(1).get("cycles_per_iteration").asDouble()));
+    }
+
+    @Test
+    void memorySaysWhetherPointersAliasAsInBHivesHarnessOrOnlyWhenTheCodeProvesIt() {
+        // mov rax, [rsi]; add rax, rbx; mov [rdi], rax; dec rcx; jnz back: a copy loop
+        String copy = "488b064801d848890748ffc975f2";
+        CliRun auto = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", copy);
+        assertEquals(0, auto.exit(), auto.err());
+        assertTrue(auto.out().contains("1.00 cycles/iteration  [loop, distinct memory]"), auto.out());
+        CliRun harness = CliRun.of("predict", "--model", "simulator", "--mcpu", "haswell", "--memory", "harness",
+                "--format", "json", copy);
+        assertEquals(0, harness.exit(), harness.err());
+        assertTrue(harness.out().contains("\"memory\" : \"harness\""), harness.out());
+        assertTrue(harness.out().contains("\"cycles_per_iteration\" : 6.0"), "BHive's one page chains the copy: "
+                + harness.out());
+        CliRun granite = CliRun.of("predict", "--memory", "distinct", copy);
+        assertEquals(2, granite.exit());
+        assertTrue(granite.err().contains("granite has no memory model"), granite.err());
     }
 }

@@ -121,13 +121,15 @@ class SimulateCommandTest {
         String loop = "4801d84801d948ffca75f5";
         CliRun skl = CliRun.of("simulate", "--mcpu", "skylake", "--timeline", loop);
         assertEquals(0, skl.exit(), skl.err());
-        assertTrue(skl.out().contains("\n  mode: loop, micro-ops from the micro-op cache (DSB); macro-fused 2+3\n"),
+        assertTrue(skl.out().contains("\n  mode: loop, micro-ops from the micro-op cache (DSB); macro-fused 2+3; distinct "
+                + "memory\n"),
                 skl.out());
         assertTrue(skl.out().contains("(macro-fused with 2)"), "the timeline marks the fused jump: " + skl.out());
         CliRun hsw = CliRun.of("simulate", "--mcpu", "haswell", loop);
         assertTrue(hsw.out().contains("mode: loop, micro-ops from the loop stream detector (LSD)"), hsw.out());
         CliRun unrolled = CliRun.of("simulate", "--mcpu", "skylake", "--mode", "unroll", loop);
-        assertTrue(unrolled.out().contains("mode: unrolled (straight-line code); macro-fused 2+3"), unrolled.out());
+        assertTrue(unrolled.out().contains("mode: unrolled (straight-line code); macro-fused 2+3; harness memory"),
+                unrolled.out());
         // --mode loop on a block that does not end in a jump: an error for that block, the others go on.
         CliRun refused = CliRun.of("simulate", "--mcpu", "skylake", "--mode", "loop", "4801d8", loop);
         assertEquals(2, refused.exit());
@@ -171,13 +173,14 @@ class SimulateCommandTest {
         CliRun csv = CliRun.of("simulate", "--mcpu", "haswell,ivybridge", "--format", "csv", loop, "c5f5fec2");
         assertEquals(2, csv.exit(), "the AVX2 block cannot run on Ivy Bridge");
         List<String> lines = csv.out().lines().toList();
-        assertEquals("hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,predecoder,decoders,delivery,"
-                + "issue,ports,latency,bound_winner,note,error", lines.get(0));
+        assertEquals("hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,memory,predecoder,decoders,"
+                + "delivery,issue,ports,latency,bound_winner,note,error", lines.get(0));
         String[] first = lines.get(1).split(",", -1);
         assertEquals(lines.get(0).split(",").length, first.length);
         assertEquals(hsw.get("cycles_per_iteration").asDouble(), Double.parseDouble(first[3]), 1e-4);
         assertEquals("loop", first[6]);
-        assertEquals("latency", first[13]);
+        assertEquals("distinct", first[7], "a loop's memory is distinct by default");
+        assertEquals("latency", first[14]);
         String[] refused = lines.get(4).split(",", -1);
         assertEquals("c5f5fec2", refused[0]);
         assertEquals("", refused[3], "an error row's numeric columns stay empty");

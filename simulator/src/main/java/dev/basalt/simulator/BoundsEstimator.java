@@ -47,6 +47,16 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     }
 
     @Override
+    public BoundsEstimator withMemory(Simulator.MemoryModel model) {
+        return new BoundsEstimator(name, simulators, options.withMemory(model), true);
+    }
+
+    @Override
+    public Simulator.MemoryModel memory() {
+        return options.memory();
+    }
+
+    @Override
     public Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
         Simulator.checkLoopMode(block, options);
@@ -70,7 +80,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     /** As the simulator's: its options and tables (the bounds read the same tables), under another name. */
     @Override
     public java.util.Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
-        return SimulatorEstimator.fingerprint(simulators, options.toString() + "\n" + NAME, cpus);
+        return SimulatorEstimator.fingerprint(simulators, options.fingerprintText() + "\n" + NAME, cpus);
     }
 
     @Override

@@ -13,6 +13,19 @@ public interface LoopAware extends ThroughputEstimator {
     /** This estimator with another loop mode ({@link Simulator.LoopMode#AUTO} by default). */
     LoopAware withLoopMode(Simulator.LoopMode mode);
 
+    /** This estimator with another memory model ({@link Simulator.MemoryModel#AUTO} by default). */
+    LoopAware withMemory(Simulator.MemoryModel model);
+
+    /** The memory model it runs with. */
+    Simulator.MemoryModel memory();
+
+    /** Which memory {@code block} sees on {@code uarch}: "harness" or "distinct" (AUTO resolved by loop or not). */
+    default String memoryOf(BasicBlock block, Microarchitecture uarch) {
+        boolean loop = frontEnd(block, uarch).loop();
+        boolean harness = memory() == Simulator.MemoryModel.HARNESS || memory() == Simulator.MemoryModel.AUTO && !loop;
+        return harness ? "harness" : "distinct";
+    }
+
     /** How the front end runs {@code block} on {@code uarch}: loop or unrolled, micro-op source, fused pairs. */
     Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch);
 }

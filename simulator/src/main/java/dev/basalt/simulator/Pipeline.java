@@ -140,7 +140,9 @@ final class Pipeline extends BlockFacts {
         this.fenceBack = distanceBack(fence);
         this.storeFenceBack = distanceBack(storeFence);
         this.lsdCopies = lsdCopies();
-        this.loadOffset = core.cacheBanks() && options.memoryDependencies() ? BhiveMemory.loadOffsets(memory) : null;
+        // Cache banks need the loads' addresses, which only BHive's harness memory gives.
+        this.loadOffset = core.cacheBanks() && options.memoryDependencies() && options.harnessMemory(loop)
+                ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
         for (int i = 0; i < n; i++) {
             syncProducer[i] = -1;

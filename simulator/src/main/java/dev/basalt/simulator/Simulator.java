@@ -101,29 +101,52 @@ public final class Simulator {
      * @param storeForwarding    a load of a stored address gets the data by forwarding, {@link
      *                           CoreParams#storeForwardLatency()} after the store's data is ready
      *                           ({@code --no-store-forwarding}: the load waits for the store, then its own latency)
+     * @param loopMode           whether the block runs as a loop or unrolled ({@link LoopMode})
+     * @param memory             which accesses alias ({@link MemoryModel}; {@code AUTO}: BHive's harness memory for
+     *                           straight-line blocks, distinct memory for loops)
      */
     public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                           boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
-                          boolean storeForwarding, LoopMode loopMode) {
+                          boolean storeForwarding, LoopMode loopMode, MemoryModel memory) {
         public Options {
             if (iterations < 1 || iterations > 100_000) {
                 throw new IllegalArgumentException("iterations must be in 1..100000, got " + iterations);
             }
             loopMode = loopMode == null ? LoopMode.AUTO : loopMode;
+            memory = memory == null ? MemoryModel.AUTO : memory;
         }
 
-        /** Every switch given, loop mode {@link LoopMode#AUTO}. */
+        /** Every switch given, loop mode and memory {@code AUTO}. */
         public Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                        boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
                        boolean storeForwarding) {
             this(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion, moveElimination,
-                    issueTimePorts, storeForwarding, LoopMode.AUTO);
+                    issueTimePorts, storeForwarding, LoopMode.AUTO, MemoryModel.AUTO);
         }
 
         /** These options with another loop mode. */
         public Options withLoopMode(LoopMode mode) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding, mode);
+                    moveElimination, issueTimePorts, storeForwarding, mode, memory);
+        }
+
+        /** These options with another memory model. */
+        public Options withMemory(MemoryModel model) {
+            return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
+                    moveElimination, issueTimePorts, storeForwarding, loopMode, model);
+        }
+
+        /** Whether a block that runs as a loop ({@code loop}) or not sees BHive's harness memory. */
+        public boolean harnessMemory(boolean loop) {
+            return memory == MemoryModel.HARNESS || memory == MemoryModel.AUTO && !loop;
+        }
+
+        /**
+         * What of these options determines predictions, as text: the record's own text, without the memory model
+         * when it is {@code AUTO} (so that estimators' fingerprints from before it existed still hold).
+         */
+        public String fingerprintText() {
+            return toString().replace(", memory=AUTO]", "]");
         }
 
         /** The second-generation machine with every mechanism on. */
@@ -144,7 +167,7 @@ public final class Simulator {
         /** These options with another iteration count. */
         public Options withIterations(int iterations) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding, loopMode);
+                    moveElimination, issueTimePorts, storeForwarding, loopMode, memory);
         }
 
         /** These options with the named mechanisms off (as the command line's switches say). */
@@ -153,7 +176,7 @@ public final class Simulator {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration,
                     this.frontEnd && !frontEnd, this.microFusion && !microFusion,
                     this.moveElimination && !moveElimination, this.issueTimePorts && !issueTimePorts,
-                    this.storeForwarding && !storeForwarding, loopMode);
+                    this.storeForwarding && !storeForwarding, loopMode, memory);
         }
     }
 
@@ -164,6 +187,19 @@ public final class Simulator {
      */
     public enum LoopMode {
         AUTO, LOOP, UNROLL
+    }
+
+    /**
+     * Which memory accesses alias. {@code HARNESS}: as in BHive's measurements, every register holds BHive's
+     * value and every page maps to one, so two accesses alias when those values put them at the same address
+     * ({@link BhiveMemory}) — the semantics of the measurements the tables were tuned on. {@code DISTINCT}: as in
+     * real code, uiCA and llvm-mca, two accesses alias only when the code proves it — the same base, index, scale
+     * and displacement with the registers unchanged in between (the dependency graph's same-expression edges); a
+     * copy loop {@code load [rsi]; store [rdi]} then carries no store→load chain. {@code AUTO}: harness memory for
+     * straight-line blocks, distinct memory for loops (a user's loop body is real code).
+     */
+    public enum MemoryModel {
+        AUTO, HARNESS, DISTINCT
     }
 
     /**

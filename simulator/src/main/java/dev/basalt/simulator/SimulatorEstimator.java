@@ -40,6 +40,16 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     }
 
     @Override
+    public SimulatorEstimator withMemory(Simulator.MemoryModel model) {
+        return new SimulatorEstimator(name, simulators, options.withMemory(model), true);
+    }
+
+    @Override
+    public Simulator.MemoryModel memory() {
+        return options.memory();
+    }
+
+    @Override
     public Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
         Simulator.checkLoopMode(block, options);
@@ -93,7 +103,7 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
      */
     @Override
     public java.util.Optional<String> fingerprint(java.util.Collection<Microarchitecture> cpus) {
-        return fingerprint(simulators, options.toString(), cpus);
+        return fingerprint(simulators, options.fingerprintText(), cpus);
     }
 
     /** SHA-256 of the options and each CPU's table fingerprint: what determines a simulator's predictions. */

@@ -20,8 +20,8 @@ import java.util.Set;
  * <p>They come from the block's {@link dev.basalt.decoder.DependencyGraph} RAW edges (registers and flags, and,
  * when enabled, memory under the same-expression policy), loop-carried ones linking iteration <i>k−1</i> to
  * <i>k</i>; with the stack engine on, the rsp updates of push, pop, call and ret are no source; on the second
- * machine a false output dependency ({@link CoreParams#falseOutputDependencies()}) is one, and BHive's harness
- * memory ({@link BhiveMemory}) adds its store→load sources. Both machines, the bounds, the critical path and the
+ * machine a false output dependency ({@link CoreParams#falseOutputDependencies()}) is one, and, under harness
+ * memory ({@link Simulator.MemoryModel}), BHive's harness ({@link BhiveMemory}) adds its store→load sources. Both machines, the bounds, the critical path and the
  * tuner's surrogate read them from here.
  */
 public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial) {
@@ -104,8 +104,10 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
         }
         Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count]);
-        // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources.
+        // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources — when
+        // the options' memory model says harness memory for this block (a loop, by default, has distinct memory).
         return options.secondGeneration() && options.memoryDependencies()
+                && options.harnessMemory(Simulator.runsAsLoop(block, options))
                 ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness : BhiveMemory.Program.of(block)))
                 : graph;
     }

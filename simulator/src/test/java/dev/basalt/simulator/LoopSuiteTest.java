@@ -97,6 +97,20 @@ class LoopSuiteTest {
                 new Loop("indexed-load", "488b04cf48ffc975f7", "mov rax, qword ptr [rdi+rcx*8]; dec rcx; jnz", 1, 1,
                         1),
                 new Loop("store", "48890748ffc975f8", "mov qword ptr [rdi], rax; dec rcx; jnz", 1, 1, 1),
+                // Memory in a loop is distinct (Simulator.MemoryModel): rsi and rdi are different pointers, so the copy
+                // carries no store→load chain — one store a cycle (BHive's harness, where both hold 0x2324000,
+                // chains it through store forwarding: 6). Four fused micro-ops (load, add, store, dec/jnz).
+                new Loop("copy", "488b064801d848890748ffc975f2", "mov rax, [rsi]; add rax, rbx; mov [rdi], rax; dec rcx;"
+                        + " jnz", 1, 1, 1),
+                // A read-modify-write of another array, both pointers advancing: no chain; six fused micro-ops (the
+                // load, add [m] as load+add and store, two pointer adds, dec/jnz): Haswell's loop stream detector
+                // unrolls 5 copies, ceil(6·5/4)/5 = 1.6; Skylake's micro-op cache then its 4-wide renamer, 1.5; Ivy
+                // Bridge's detector does not unroll, ceil(6/4) = 2.
+                new Loop("rmw-other-array", "488b064801074883c6084883c70848ffc975ed", "mov rax, [rsi]; add [rdi], rax; "
+                        + "add rsi, 8; add rdi, 8; dec rcx; jnz", 1.6, 1.5, 2),
+                // Accumulating through one address is a real chain in any memory model: store, forward to the next
+                // load (the tables' store-forwarding latency), add: 6 on Haswell and Ivy Bridge, 5 on Skylake.
+                new Loop("accumulate-one-address", "48010748ffc975f8", "add [rdi], rax; dec rcx; jnz", 6, 5, 6),
                 // Vector throughput: vpaddd ymm on ports 1, 5 (Haswell) or 0, 1, 5 (Skylake); AVX2 is not Ivy
                 // Bridge's.
                 new Loop("vpaddd-ymm", "c5f5fec2c5f5fedac5f5fee248ffc975ef", "three independent vpaddd ymm; dec rcx; "
