@@ -41,6 +41,8 @@ class BlockFacts {
     // micro-ops (loads, store address: the last addressUops of demand) when the address is ready, the rest
     // when the loaded data and the other sources are.
     final boolean[] twoStep;
+    // The latency of a load+operation's second step, after its load ({@link LoadOperation}).
+    final int[] opLatency;
     final int[] addressUops;
     final boolean[] loading;
     final boolean[] locked; // locked read-modify-writes, and mfence (a fence for memory, with the same cost)
@@ -85,6 +87,7 @@ class BlockFacts {
         this.issueSlots = new int[n];
         this.stackOp = new boolean[n];
         this.twoStep = new boolean[n];
+        this.opLatency = new int[n];
         this.addressUops = new int[n];
         this.loading = new boolean[n];
         this.locked = new boolean[n];
@@ -161,6 +164,10 @@ class BlockFacts {
                     latency[i] = Math.max(latency[i], core.lockCycles());
                 }
             }
+            opLatency[i] = !loading[i] ? latency[i]
+                    : options.operationLatency() && f.operationLatency() >= 0 && !locked[i] && !f.slowLea()
+                    ? Math.max(1, f.operationLatency())
+                    : Math.max(1, latency[i] - simulator.params().loadLatency());
         }
         this.fallbacks = missing;
         this.loop = Simulator.runsAsLoop(block, options);

@@ -675,7 +675,7 @@ public final class Bounds {
         if (eliminated) {
             lat = 0;
         }
-        int opLatency = p.loading[v] ? Math.max(1, lat - loadLatency) : lat; // a two-step instruction's second step
+        int opLatency = p.loading[v] ? (eliminated ? 0 : p.opLatency[v]) : lat; // a two-step instruction's second step
         int loadStep = p.loading[v] ? loadLatency : 1;
         if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
             double arrive = p.options.storeForwarding()

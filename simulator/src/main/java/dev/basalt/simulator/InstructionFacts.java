@@ -32,11 +32,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param fence              which fence it is ({@link EncodingFacts#LOAD_FENCE}, ...), or 0
  * @param runs               whether the CPU of the simulator's cache runs it ({@link dev.basalt.core.IsaSupport}; true
  *                           when the cache names no CPU)
+ * @param operationLatency   for an instruction that loads, its register form's latency ({@link LoadOperation}), or -1
  */
 record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
                         boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
-                        String unmodelled, int fence, boolean runs) {
+                        String unmodelled, int fence, boolean runs, int operationLatency) {
 
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
         return of(simulator, insn, options, simulator.facts().encodings().get(insn));
@@ -51,7 +52,8 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
                 e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
                 e.unmodelled(), e.fence(), simulator.facts().cpu() == null
-                        || dev.basalt.core.IsaSupport.runs(insn, simulator.facts().cpu()));
+                        || dev.basalt.core.IsaSupport.runs(insn, simulator.facts().cpu()),
+                e.loads() > 0 ? LoadOperation.operationLatency(simulator, insn.form()) : -1);
     }
 
     /**

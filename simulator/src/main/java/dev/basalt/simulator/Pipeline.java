@@ -402,7 +402,7 @@ final class Pipeline extends BlockFacts {
                 }
                 issued[at] = now;
                 done[at] = eliminated[at] ? now : twoStep[i] && loading[i]
-                        ? now + Math.max(1, latency[i] - params.loadLatency()) : now + latency[i];
+                        ? now + opLatency[i] : now + latency[i];
                 if (!eliminated[at]) {
                     schedUops -= unfused[i];
                 }

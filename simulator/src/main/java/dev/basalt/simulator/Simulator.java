@@ -104,10 +104,14 @@ public final class Simulator {
      * @param loopMode           whether the block runs as a loop or unrolled ({@link LoopMode})
      * @param memory             which accesses alias ({@link MemoryModel}; {@code AUTO}: BHive's harness memory for
      *                           straight-line blocks, distinct memory for loops)
+     * @param operationLatency   a load+operation's register operands wait for the operation's latency only, its
+     *                           register form's ({@link LoadOperation}; false, the default until the tables are
+     *                           retuned with it: the row's latency less the load latency)
      */
     public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                           boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
-                          boolean storeForwarding, LoopMode loopMode, MemoryModel memory) {
+                          boolean storeForwarding, LoopMode loopMode, MemoryModel memory,
+                          boolean operationLatency) {
         public Options {
             if (iterations < 1 || iterations > 100_000) {
                 throw new IllegalArgumentException("iterations must be in 1..100000, got " + iterations);
@@ -121,19 +125,19 @@ public final class Simulator {
                        boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
                        boolean storeForwarding) {
             this(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion, moveElimination,
-                    issueTimePorts, storeForwarding, LoopMode.AUTO, MemoryModel.AUTO);
+                    issueTimePorts, storeForwarding, LoopMode.AUTO, MemoryModel.AUTO, false);
         }
 
         /** These options with another loop mode. */
         public Options withLoopMode(LoopMode mode) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding, mode, memory);
+                    moveElimination, issueTimePorts, storeForwarding, mode, memory, operationLatency);
         }
 
         /** These options with another memory model. */
         public Options withMemory(MemoryModel model) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding, loopMode, model);
+                    moveElimination, issueTimePorts, storeForwarding, loopMode, model, operationLatency);
         }
 
         /** Whether a block that runs as a loop ({@code loop}) or not sees BHive's harness memory. */
@@ -143,10 +147,11 @@ public final class Simulator {
 
         /**
          * What of these options determines predictions, as text: the record's own text, without the memory model
-         * when it is {@code AUTO} (so that estimators' fingerprints from before it existed still hold).
+         * when it is {@code AUTO} and without the operation-latency rule when it is off (so that estimators'
+         * fingerprints from before they existed still hold).
          */
         public String fingerprintText() {
-            return toString().replace(", memory=AUTO]", "]");
+            return toString().replace(", memory=AUTO", "").replace(", operationLatency=false", "");
         }
 
         /** The second-generation machine with every mechanism on. */
@@ -167,7 +172,7 @@ public final class Simulator {
         /** These options with another iteration count. */
         public Options withIterations(int iterations) {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
-                    moveElimination, issueTimePorts, storeForwarding, loopMode, memory);
+                    moveElimination, issueTimePorts, storeForwarding, loopMode, memory, operationLatency);
         }
 
         /** These options with the named mechanisms off (as the command line's switches say). */
@@ -176,7 +181,13 @@ public final class Simulator {
             return new Options(iterations, stackEngine, memoryDependencies, secondGeneration,
                     this.frontEnd && !frontEnd, this.microFusion && !microFusion,
                     this.moveElimination && !moveElimination, this.issueTimePorts && !issueTimePorts,
-                    this.storeForwarding && !storeForwarding, loopMode, memory);
+                    this.storeForwarding && !storeForwarding, loopMode, memory, operationLatency);
+        }
+
+        /** These options with {@link LoadOperation}'s rule on or off. */
+        public Options withOperationLatency(boolean on) {
+            return new Options(iterations, stackEngine, memoryDependencies, secondGeneration, frontEnd, microFusion,
+                    moveElimination, issueTimePorts, storeForwarding, loopMode, memory, on);
         }
     }
 
