@@ -63,6 +63,12 @@ final class EvalCommand implements Callable<Integer> {
     @Mixin
     MachineSwitches switches;
 
+    @Option(names = "--memory", defaultValue = "auto", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "For simulator and simulator-untuned: auto (harness memory for straight-line blocks, as "
+                    + "BHive measured them; distinct for loops), harness or distinct (named in the results); default "
+                    + "${DEFAULT-VALUE}.")
+    Simulator.MemoryModel memory;
+
     @Mixin
     DebugOption debugOption;
 
@@ -94,15 +100,17 @@ final class EvalCommand implements Callable<Integer> {
 
     /**
      * The estimator of a model name: --llvm-mc/--llvm-mca choose the commands behind llvm-mca, and the machine
-     * switches turn mechanisms off in {@code simulator} and {@code simulator-untuned} (named with the switches).
+     * switches and {@code --memory} change {@code simulator} and {@code simulator-untuned} (named with them).
      */
     private dev.basalt.core.ThroughputEstimator load(String name) {
         if (name.equals(LlvmMcaEstimator.NAME)) {
             return new LlvmMcaEstimator(llvmMc, llvmMca);
         }
-        if (switches.any() && (name.equals("simulator") || name.equals("simulator-untuned"))) {
-            String named = name + " " + switches.describe();
-            Simulator.Options options = switches.apply(Simulator.Options.defaults());
+        boolean memoryChosen = memory != Simulator.MemoryModel.AUTO;
+        if ((switches.any() || memoryChosen) && (name.equals("simulator") || name.equals("simulator-untuned"))) {
+            String named = (name + " " + switches.describe()).strip()
+                    + (memoryChosen ? " --memory " + memory.name().toLowerCase(Locale.ROOT) : ""); // its fingerprint's name
+            Simulator.Options options = switches.apply(Simulator.Options.defaults()).withMemory(memory);
             return name.equals("simulator") ? SimulatorEstimator.standard(named, options)
                     : SimulatorEstimator.bundled(named, options);
         }
@@ -180,7 +188,8 @@ final class EvalCommand implements Callable<Integer> {
         }
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
                 + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split
-                + (switches.any() ? " " + switches.describe() : "");
+                + (switches.any() ? " " + switches.describe() : "")
+                + (memory != Simulator.MemoryModel.AUTO ? " --memory " + memory.name().toLowerCase(Locale.ROOT) : "");
         String machine = machine();
         List<Path> files = EvalReport.write(result, out, command, machine);
         o.println();

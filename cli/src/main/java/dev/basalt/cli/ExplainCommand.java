@@ -46,6 +46,11 @@ final class ExplainCommand implements Callable<Integer> {
                     + "wrote; default ${DEFAULT-VALUE}.")
     String model;
 
+    @Option(names = "--memory", defaultValue = "auto", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "For the simulator-based models: auto (harness for straight-line blocks, distinct for "
+                    + "loops), harness or distinct, as in predict; default ${DEFAULT-VALUE}.")
+    dev.basalt.simulator.Simulator.MemoryModel memory;
+
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
     Microarchitecture mcpu;
 
@@ -139,7 +144,15 @@ final class ExplainCommand implements Callable<Integer> {
         Explainer.tooLarge(block).ifPresent(why -> { // before the model loads: a refusal takes no time
             throw new BadInputException(why);
         });
-        ThroughputEstimator estimator = BadInputException.check("--model", () -> Estimators.load(model));
+        ThroughputEstimator loaded = BadInputException.check("--model", () -> Estimators.load(model));
+        if (memory != dev.basalt.simulator.Simulator.MemoryModel.AUTO
+                && !(loaded instanceof dev.basalt.simulator.LoopAware)) {
+            throw new BadInputException("--memory " + memory.name().toLowerCase(java.util.Locale.ROOT) + ": "
+                    + loaded.name() + " has no memory model; the simulator-based models (simulator, simulator-untuned, "
+                    + "bounds) do");
+        }
+        ThroughputEstimator estimator = loaded instanceof dev.basalt.simulator.LoopAware aware
+                && memory != dev.basalt.simulator.Simulator.MemoryModel.AUTO ? aware.withMemory(memory) : loaded;
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
         BadInputException.check("--mcpu", () -> {
             estimator.checkSupported(uarch);

@@ -281,6 +281,8 @@ class BadInputTableTest {
         bad("predict", "unknown option value", "--memory", "--model", "simulator", "--memory", "nosuch", "4801d8");
         bad("predict", "a model without memory", "--memory", "--model", "granite", "--memory", "distinct", "4801d8");
         bad("simulate", "unknown option value", "--memory", "--memory", "nosuch", "4801d8");
+        bad("explain", "a model without memory", "--memory", "--model", "granite", "--memory", "distinct", "4801d8");
+        bad("eval", "unknown option value", "--memory", "--memory", "nosuch", "--out", "$DIR/eval");
         // measure (every case fails before a block runs; a block that cannot run is an error row, docs/measure-hostile.md)
         bad("measure", "no output", "--out", "4801d8");
         bad("measure", "empty file", "no blocks", "--input", "$DIR/empty.txt", "--out", "$DIR/m.csv");
