@@ -29,6 +29,8 @@ final class Admission {
 
     /** How far (bytes) rsp may move from its start over one run of the large unroll. */
     static final long STACK_WINDOW = 1L << 20;
+    /** The longest block the harness runs (its request limit, MAX_BLOCK_BYTES in basalt-harness.c). */
+    static final int MAX_BYTES = 4096;
     /** The initial stack pointer (the middle of BHive's data page). */
     static final long INITIAL_RSP = 0x2324000L + 2048;
 
@@ -109,6 +111,10 @@ final class Admission {
         }
         if (block.size() == 0) {
             return new Refused("holds no instruction");
+        }
+        if (block.length() > MAX_BYTES) {
+            return new Refused("is " + block.length() + " bytes, longer than the " + MAX_BYTES + " bytes the harness "
+                    + "runs as one block");
         }
         int last = block.size() - 1;
         Instruction final_ = block.instruction(last);

@@ -34,6 +34,12 @@ class AdmissionTest {
     }
 
     @Test
+    void aBlockLongerThanTheHarnessTakesIsRefused() {
+        assertTrue(refusal("4801d8".repeat(1366), AVX2_HOST).contains("longer than the 4096 bytes"));
+        assertInstanceOf(Admission.Admitted.class, Admission.check("4801d8".repeat(1365), AVX2_HOST));
+    }
+
+    @Test
     void avx512IsRefusedWhereTheHostLacksIt() {
         // vaddps zmm0, zmm0, zmm1
         assertTrue(refusal("62f17c4858c1", AVX2_HOST).contains("needs avx512f"), refusal("62f17c4858c1", AVX2_HOST));
