@@ -19,7 +19,10 @@ public interface LoopAware extends ThroughputEstimator {
     /** The memory model it runs with. */
     Simulator.MemoryModel memory();
 
-    /** Which memory {@code block} sees on {@code uarch}: "harness" or "distinct" (AUTO resolved by loop or not). */
+    /**
+     * Which memory {@code block} sees on {@code uarch}: "harness" or "distinct" (AUTO resolved by loop or not), or
+     * "none" where loads never wait for stores (the llvm-mca-compatible machine).
+     */
     default String memoryOf(BasicBlock block, Microarchitecture uarch) {
         boolean loop = frontEnd(block, uarch).loop();
         boolean harness = memory() == Simulator.MemoryModel.HARNESS || memory() == Simulator.MemoryModel.AUTO && !loop;

@@ -50,6 +50,14 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     }
 
     @Override
+    public String memoryOf(BasicBlock block, Microarchitecture uarch) {
+        if (!options.secondGeneration() || !options.memoryDependencies()) {
+            return "none"; // the first machine, as llvm-mca: loads never wait for stores
+        }
+        return options.harnessMemory(Simulator.runsAsLoop(block, options)) ? "harness" : "distinct";
+    }
+
+    @Override
     public Simulator.FrontEnd frontEnd(BasicBlock block, Microarchitecture uarch) {
         checkSupported(block, uarch);
         Simulator.checkLoopMode(block, options);

@@ -48,6 +48,11 @@ public final class BulkCommand implements Callable<Integer> {
             defaultValue = "haswell,skylake,ivybridge")
     List<String> cpus;
 
+    @Option(names = "--memory", paramLabel = "MODEL", description = "For the simulator-based models: auto (harness "
+            + "memory for straight-line blocks, distinct for loops), harness or distinct, as in basalt predict; "
+            + "default ${DEFAULT-VALUE}. The output's memory column says which each block saw.", defaultValue = "auto")
+    String memory;
+
     @Option(names = "--format", paramLabel = "FORMAT", description = "parquet or csv (default: ${DEFAULT-VALUE}).",
             defaultValue = "parquet")
     String format;
@@ -122,6 +127,9 @@ public final class BulkCommand implements Callable<Integer> {
                 throw new BadInput("--mcpu '" + c + "': " + e.getMessage());
             }
         }
+        if (!List.of("auto", "harness", "distinct").contains(memory.toLowerCase(Locale.ROOT))) {
+            throw new BadInput("--memory '" + memory + "': auto, harness or distinct");
+        }
         for (String m : models) {
             try {
                 Estimators.load(m);
@@ -142,7 +150,7 @@ public final class BulkCommand implements Callable<Integer> {
             double started = (System.nanoTime() - t0) / 1e9;
             Dataset<Row> blocks = read(spark, inFormat).cache();
             long rows = blocks.count();
-            Dataset<Row> predictions = BulkJob.predict(blocks, new BulkJob.Settings(models, cpus)).cache();
+            Dataset<Row> predictions = BulkJob.predict(blocks, new BulkJob.Settings(models, cpus, memory)).cache();
             var writer = predictions.coalesce(Math.max(1, (int) Math.min(64, rows / 100_000 + 1))).write();
             if (outFormat.equals("csv")) {
                 writer.option("header", "true").csv(partial.toString());

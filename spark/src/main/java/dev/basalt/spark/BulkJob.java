@@ -6,6 +6,8 @@ import dev.basalt.core.IsaSupport;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;
+import dev.basalt.simulator.LoopAware;
+import dev.basalt.simulator.Simulator;
 import dev.basalt.decoder.BasicBlock;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Dataset;
@@ -41,6 +43,7 @@ public final class BulkJob {
             .add("cycles_per_iteration", DataTypes.DoubleType, true)
             .add("interval_low", DataTypes.DoubleType, true)
             .add("interval_high", DataTypes.DoubleType, true)
+            .add("memory", DataTypes.StringType, true)
             .add("note", DataTypes.StringType, true)
             .add("error", DataTypes.StringType, true);
 
@@ -51,17 +54,25 @@ public final class BulkJob {
     }
 
     /**
-     * What to predict: estimators by name ({@link Estimators#load}) and CPUs by LLVM name. Serializable: Spark ships
-     * it to the executors.
+     * What to predict: estimators by name ({@link Estimators#load}), CPUs by LLVM name, and the simulator-based
+     * models' memory ({@code auto}, {@code harness} or {@code distinct}: {@link Simulator.MemoryModel}).
+     * Serializable: Spark ships it to the executors.
      */
-    public record Settings(List<String> models, List<String> cpus) implements Serializable {
+    public record Settings(List<String> models, List<String> cpus, String memory) implements Serializable {
         public Settings {
             models = List.copyOf(models);
             cpus = List.copyOf(cpus);
+            memory = memory == null ? "auto" : memory.toLowerCase(Locale.ROOT);
             if (models.isEmpty() || cpus.isEmpty()) {
                 throw new IllegalArgumentException("a bulk job needs at least one model and one CPU");
             }
             cpus.forEach(Microarchitecture::parse); // an unknown CPU fails here, on the driver, not on an executor
+            Simulator.MemoryModel.valueOf(memory.toUpperCase(Locale.ROOT)); // likewise an unknown memory model
+        }
+
+        /** Every model and CPU, memory {@code auto}. */
+        public Settings(List<String> models, List<String> cpus) {
+            this(models, cpus, "auto");
         }
     }
 
@@ -108,7 +119,7 @@ public final class BulkJob {
         }
         List<Row> rows = new ArrayList<>();
         for (String model : settings.models()) {
-            ThroughputEstimator estimator = Loaded.estimator(model);
+            ThroughputEstimator estimator = Loaded.estimator(model, settings.memory());
             for (String cpuName : settings.cpus()) {
                 Microarchitecture cpu = Microarchitecture.parse(cpuName);
                 if (!estimator.supported().contains(cpu)) {
@@ -132,8 +143,9 @@ public final class BulkJob {
                     }
                     Optional<Interval> iv = p.get().interval();
                     String note = p.get().note();
+                    String memory = estimator instanceof LoopAware aware ? aware.memoryOf(blocks[i], cpu) : null;
                     rows.add(RowFactory.create(hexes.get(i), cpu.llvmName(), model, p.get().cyclesPerIteration(),
-                            iv.map(Interval::low).orElse(null), iv.map(Interval::high).orElse(null),
+                            iv.map(Interval::low).orElse(null), iv.map(Interval::high).orElse(null), memory,
                             note == null || note.isEmpty() ? null : note, null));
                 }
             }
@@ -142,7 +154,7 @@ public final class BulkJob {
     }
 
     private static Row error(String hex, Microarchitecture cpu, String model, String reason) {
-        return RowFactory.create(hex, cpu.llvmName(), model, null, null, null, null, reason);
+        return RowFactory.create(hex, cpu.llvmName(), model, null, null, null, null, null, reason);
     }
 
     /**
@@ -156,8 +168,12 @@ public final class BulkJob {
         private Loaded() {
         }
 
-        static ThroughputEstimator estimator(String name) {
-            return BY_NAME.computeIfAbsent(name, Estimators::load);
+        static ThroughputEstimator estimator(String name, String memory) {
+            return BY_NAME.computeIfAbsent(name + " --memory " + memory, key -> {
+                ThroughputEstimator e = Estimators.load(name);
+                Simulator.MemoryModel m = Simulator.MemoryModel.valueOf(memory.toUpperCase(Locale.ROOT));
+                return e instanceof LoopAware aware && m != Simulator.MemoryModel.AUTO ? aware.withMemory(m) : e;
+            });
         }
     }
 }
