@@ -199,7 +199,7 @@ final class SimulateCommand implements Callable<Integer> {
         Simulator.FrontEnd fe = sim.frontEnd(block, options);
         StringBuilder sb = new StringBuilder(String.join(",", block.hex(), uarch.llvmName(), sim.params().fingerprint(),
                 String.format(Locale.ROOT, "%.4f", r.cyclesPerIteration()), Long.toString(r.totalCycles()),
-                Integer.toString(iterations), fe.loop() ? "loop" : "unrolled", memoryOf(options, fe)));
+                Integer.toString(iterations), fe.loop() ? "loop" : "unrolled", options.memoryOf(block)));
         Bounds b = options.secondGeneration() ? sim.bounds(block, options) : null;
         for (Bounds.Kind k : Bounds.Kind.values()) {
             sb.append(',').append(b == null ? "" : String.format(Locale.ROOT, "%.4f", b.value(k)));
@@ -225,7 +225,7 @@ final class SimulateCommand implements Callable<Integer> {
         n.put("total_cycles", r.totalCycles());
         n.put("iterations", iterations);
         n.put("mode", fe.loop() ? "loop" : "unrolled");
-        n.put("memory", memoryOf(options, fe));
+        n.put("memory", options.memoryOf(block));
         n.put("uop_source", fe.source().name().toLowerCase(Locale.ROOT));
         com.fasterxml.jackson.databind.node.ArrayNode pairs = n.putArray("fused_pairs");
         fe.fusedPairs().forEach(f -> pairs.addArray().add(f).add(f + 1));
@@ -263,14 +263,6 @@ final class SimulateCommand implements Callable<Integer> {
         return n;
     }
 
-    /** Which memory the run saw: harness, distinct, or none (loads never wait for stores). */
-    static String memoryOf(Simulator.Options options, Simulator.FrontEnd fe) {
-        if (!options.secondGeneration() || !options.memoryDependencies()) {
-            return "none";
-        }
-        return options.harnessMemory(fe.loop()) ? "harness" : "distinct";
-    }
-
     /** One block's run on one CPU: cycles, waits, ports, bottleneck, bounds, fallbacks, notes, timeline. */
     private void print(PrintWriter out, BasicBlock block, Microarchitecture uarch, Simulator sim,
                        Simulator.Options options) {
@@ -281,7 +273,7 @@ final class SimulateCommand implements Callable<Integer> {
                     uarch, r.cyclesPerIteration(), r.totalCycles(), iterations);
             Simulator.FrontEnd fe = sim.frontEnd(block, options);
             if (options.secondGeneration()) {
-                out.println("  mode: " + fe.describe() + "; " + memoryOf(options, fe) + " memory");
+                out.println("  mode: " + fe.describe() + "; " + options.memoryOf(block) + " memory");
             }
             for (int i = 0; i < block.size(); i++) {
                 out.printf(Locale.ROOT, "  %2d  %-40s  %-28s waits %.1f%n", i, block.instruction(i).intelSyntax(),

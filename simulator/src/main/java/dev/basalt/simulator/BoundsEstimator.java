@@ -58,10 +58,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
 
     @Override
     public String memoryOf(BasicBlock block, Microarchitecture uarch) {
-        if (!options.secondGeneration() || !options.memoryDependencies()) {
-            return "none"; // the first machine, as llvm-mca: loads never wait for stores
-        }
-        return options.harnessMemory(Simulator.runsAsLoop(block, options)) ? "harness" : "distinct";
+        return options.memoryOf(block);
     }
 
     @Override

@@ -140,6 +140,17 @@ public final class Simulator {
                     moveElimination, issueTimePorts, storeForwarding, loopMode, model, operationLatency);
         }
 
+        /**
+         * Which memory {@code block} sees under these options: "harness", "distinct", or "none" where loads never
+         * wait for stores (the first machine, as llvm-mca).
+         */
+        public String memoryOf(BasicBlock block) {
+            if (!secondGeneration || !memoryDependencies) {
+                return "none";
+            }
+            return harnessMemory(runsAsLoop(block, this)) ? "harness" : "distinct";
+        }
+
         /** Whether a block that runs as a loop ({@code loop}) or not sees BHive's harness memory. */
         public boolean harnessMemory(boolean loop) {
             return memory == MemoryModel.HARNESS || memory == MemoryModel.AUTO && !loop;

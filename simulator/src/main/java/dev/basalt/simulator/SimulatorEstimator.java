@@ -51,10 +51,7 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
 
     @Override
     public String memoryOf(BasicBlock block, Microarchitecture uarch) {
-        if (!options.secondGeneration() || !options.memoryDependencies()) {
-            return "none"; // the first machine, as llvm-mca: loads never wait for stores
-        }
-        return options.harnessMemory(Simulator.runsAsLoop(block, options)) ? "harness" : "distinct";
+        return options.memoryOf(block);
     }
 
     @Override
