@@ -109,8 +109,9 @@ final class BhiveMemory {
      * {@link #UNKNOWN}, from the registers holding a known value before its instruction, the same in every
      * iteration after the first. The block runs three times from the harness's registers, following what it
      * computes: a move of a known register or an immediate, an {@code lea} of known registers, a zero idiom, a 4-
-     * or 8-byte load from a known address no store of the block writes (the page's filling), a {@code pop} when
-     * nothing is pushed (the stack stays 8-aligned, and every aligned quadword holds {@link #INIT}). Any other
+     * or 8-byte load (a 64-bit {@code pop} too) from a known address no store of the block writes (the page's
+     * filling), and rsp through {@code push}, {@code pop} and {@code add}/{@code sub} of an immediate, the stack
+     * slots of push and pop being accesses like others. Any other
      * write makes a register unknown, and so does a value that differs between the second and third runs (an
      * {@code add rdi, 8}). Which loads a store overlaps depends on the values, so the runs repeat until the stores'
      * addresses settle. Only the operands' base and index registers are kept from the runs: an address is all
@@ -126,7 +127,7 @@ final class BhiveMemory {
         }
         boolean loadsFollowed = false;
         for (int i = 0; i < n; i++) {
-            loadsFollowed |= prog.follow(i) instanceof Load;
+            loadsFollowed |= prog.follow(i) instanceof Load || prog.follow(i) instanceof Pop;
         }
         // The second run's base and index values at each operand (UNKNOWN: not known), to compare with the third's.
         long[] secondBase = new long[accesses];
@@ -150,21 +151,22 @@ final class BhiveMemory {
                                     index == secondIndex[a] ? index : UNKNOWN);
                         }
                     }
-                    int[] writes = prog.steps[i].writes();
-                    if (writes.length == 0) {
-                        continue;
-                    }
-                    // Every write of an instruction reads the registers as they were before it.
-                    Follow follow = prog.follow(i);
-                    long v = follow == null ? UNKNOWN : follow.value(value, known, stored);
-                    for (int slot : writes) {
-                        if (slot == prog.steps[i].followedSlot() && v != UNKNOWN) {
-                            value[slot] = v;
-                            known |= 1 << slot;
-                        } else {
-                            known &= ~(1 << slot);
+                    Step step = prog.steps[i];
+                    int[] writes = step.writes();
+                    if (writes.length > 0) {
+                        // Every write of an instruction reads the registers as they were before it.
+                        Follow follow = prog.follow(i);
+                        long v = follow == null ? UNKNOWN : follow.value(value, known, stored);
+                        for (int slot : writes) {
+                            if (slot == step.followedSlot() && v != UNKNOWN) {
+                                value[slot] = v;
+                                known |= 1 << slot;
+                            } else {
+                                known &= ~(1 << slot);
+                            }
                         }
                     }
+                    value[RSP] += step.stackDelta(); // a push or pop moves rsp (known or not: then unused)
                 }
             }
             if (!loadsFollowed) {
@@ -200,6 +202,19 @@ final class BhiveMemory {
 
     private static final int RSP = 6;
     private static final int RBP = 7;
+
+    /** Whether {@code insn} writes general-purpose register {@code slot} as an operand it names (or, unless
+     *  {@code visibleOnly}, any). */
+    private static boolean writesSlot(Instruction insn, int slot, boolean visibleOnly) {
+        for (Operand op : insn.operands()) {
+            if (op instanceof Operand.RegisterOperand r && slot(r.register()) == slot
+                    && (r.action().write() || r.action().conditionalWrite())
+                    && (!visibleOnly || r.visibility() != Visibility.HIDDEN)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** A general-purpose register's slot (0..15) by its enclosing name; -1 for any other register. */
     private static int slot(dev.basalt.decoder.Register r) {
@@ -239,6 +254,12 @@ final class BhiveMemory {
                     m.action().write() || m.action().conditionalWrite(), m.visibility() == Visibility.HIDDEN);
         }
 
+        /** This hidden stack slot of a push or pop as an access at rsp + {@code displacement}. */
+        Access stackSlot(long displacement) {
+            return new Access(segment, displacement, base, base32, index, index32, scale, bytes, sizeBits, load,
+                    store, false);
+        }
+
         private static int followed(dev.basalt.decoder.Register r) {
             return !r.isPresent() ? -1 : r.registerClass() == RegisterClass.IP || slot(r) < 0 ? -2 : slot(r);
         }
@@ -267,7 +288,7 @@ final class BhiveMemory {
         long value(long[] value, int known, long[] stored);
     }
 
-    /** A constant: an immediate, a zero idiom, a {@code pop} of the page's filling. */
+    /** A constant: an immediate, a zero idiom. */
     private record Constant(long v) implements Follow {
         public long value(long[] value, int known, long[] stored) {
             return v;
@@ -289,6 +310,27 @@ final class BhiveMemory {
                 return UNKNOWN;
             }
             return filling(a & 4095, bytes) & mask;
+        }
+    }
+
+    /**
+     * A 64-bit {@code pop}: a {@link Load} of its stack slot; where rsp is not known (after an {@code and rsp, -16})
+     * and the block pushes nothing ({@code guess}), still the filling — rsp stays 8-aligned, and every aligned
+     * quadword of the page holds {@link #INIT}.
+     */
+    private record Pop(Load slot, boolean guess) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            if (guess && slot.m().address(value, known) == UNKNOWN) {
+                return INIT;
+            }
+            return slot.value(value, known, stored);
+        }
+    }
+
+    /** {@code add} or {@code sub} of an immediate to rsp (a frame's allocation): rsp + {@code delta}. */
+    private record StackAdjust(long delta) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            return (known & (1 << RSP)) != 0 ? value[RSP] + delta : UNKNOWN;
         }
     }
 
@@ -317,12 +359,19 @@ final class BhiveMemory {
      * the one whose value can be followed and how, and its memory operands. It depends on the bytes alone, so
      * {@link InstructionFacts} keeps it.
      *
-     * @param popFill a 64-bit {@code pop}, whose value is the page's filling only when the block pushes nothing
+     * @param stackDelta how a push (negative) or pop moves rsp, followed apart from the writes; 0 for others
      */
-    record Step(int[] writes, int followedSlot, Follow follow, boolean popFill, Access[] access,
+    record Step(int[] writes, int followedSlot, Follow follow, int stackDelta, Access[] access,
                 boolean visibleMemory, boolean visibleLoad, boolean visibleStore) {
 
         static Step of(Instruction insn) {
+            String mnemonic = insn.mnemonic();
+            // push and pop: the stack engine moves rsp by the operand's size, followed here (stackDelta) so that
+            // a pop finds what a push of the block stored; the stack slot they access is a memory operand like
+            // any other. (pop rsp, whose result replaces the stack engine's, is left unknown.)
+            boolean push = mnemonic.equals("push");
+            boolean stackOp = push || mnemonic.equals("pop") && !writesSlot(insn, RSP, true);
+            int stackDelta = 0;
             int[] w = new int[insn.operands().size()];
             int count = 0;
             List<Access> accesses = null;
@@ -332,15 +381,22 @@ final class BhiveMemory {
             for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
                 Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
                 if (op instanceof Operand.RegisterOperand r && r.register().registerClass() != RegisterClass.FLAGS
-                        && (r.action().write() || r.action().conditionalWrite()) && slot(r.register()) >= 0) {
+                        && (r.action().write() || r.action().conditionalWrite()) && slot(r.register()) >= 0
+                        && !(stackOp && slot(r.register()) == RSP && r.visibility() == Visibility.HIDDEN)) {
                     w[count++] = slot(r.register());
                 }
                 if (op instanceof Operand.MemoryOperand m) {
                     if (accesses == null) {
                         accesses = new ArrayList<>(2);
                     }
-                    accesses.add(Access.of(m));
-                    if (m.visibility() != Visibility.HIDDEN) {
+                    boolean stackSlot = stackOp && m.visibility() == Visibility.HIDDEN && slot(m.base()) == RSP;
+                    Access a = Access.of(m);
+                    if (stackSlot) {
+                        stackDelta = push ? -a.bytes() : a.bytes();
+                        a = a.stackSlot(push ? -a.bytes() : 0); // a push writes below the rsp it reads
+                    }
+                    accesses.add(a);
+                    if (m.visibility() != Visibility.HIDDEN || stackSlot) {
                         visible = true;
                         load |= m.action().readsOldValue();
                         store |= m.action().write() || m.action().conditionalWrite();
@@ -349,32 +405,43 @@ final class BhiveMemory {
             }
             int[] writes = count == 0 ? NONE : java.util.Arrays.copyOf(w, count);
             Access[] access = accesses == null ? NO_ACCESS : accesses.toArray(new Access[0]);
-            String mnemonic = insn.mnemonic();
             boolean zero = insn.idiom() == dev.basalt.decoder.Idiom.ZERO;
+            List<Operand> visibleOps = insn.visibleOperands();
+            if ((mnemonic.equals("add") || mnemonic.equals("sub")) && visibleOps.size() == 2
+                    && visibleOps.get(0) instanceof Operand.RegisterOperand d && d.register().widthBits() == 64
+                    && slot(d.register()) == RSP && visibleOps.get(1) instanceof Operand.ImmediateOperand imm) {
+                long delta = mnemonic.equals("add") ? imm.value() : -imm.value();
+                return new Step(writes, RSP, new StackAdjust(delta), 0, access, visible, load, store);
+            }
             if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero) {
                 // the common case: an instruction whose result we do not follow
-                return new Step(writes, -1, null, false, access, visible, load, store);
+                return new Step(writes, -1, null, stackDelta, access, visible, load, store);
             }
-            List<Operand> ops = insn.visibleOperands();
-            if (mnemonic.equals("pop") && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
-                    && p.register().widthBits() == 64 && slot(p.register()) >= 0) {
-                // rsp stays 8-aligned, and every aligned quadword of the page holds INIT unless something is pushed.
-                return new Step(writes, slot(p.register()), new Constant(INIT), true, access, visible, load, store);
+            List<Operand> ops = visibleOps;
+            if (mnemonic.equals("pop")) {
+                // a pop's value is a load like mov's: the page's filling unless a store of the block wrote there
+                boolean followed = stackDelta == 8 && ops.size() == 1 && ops.get(0) instanceof Operand.RegisterOperand p
+                        && p.register().widthBits() == 64 && slot(p.register()) >= 0;
+                return followed
+                        ? new Step(writes, slot(((Operand.RegisterOperand) ops.get(0)).register()),
+                                new Pop(new Load(access[access.length - 1], 8, -1L), true), stackDelta, access,
+                                visible, load, store)
+                        : new Step(writes, -1, null, stackDelta, access, visible, load, store);
             }
             if (ops.size() != 2 || !(ops.get(0) instanceof Operand.RegisterOperand d) || slot(d.register()) < 0) {
-                return new Step(writes, -1, null, false, access, visible, load, store); // another shape: unknown
+                return new Step(writes, -1, null, 0, access, visible, load, store); // another shape: unknown
             }
             for (int oi = 0, on = insn.operands().size(); oi < on; oi++) { // it must write nothing else we track
                 Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
                 if (op != d && op instanceof Operand.RegisterOperand r
                         && r.register().registerClass() != RegisterClass.FLAGS
                         && (r.action().write() || r.action().conditionalWrite())) {
-                    return new Step(writes, -1, null, false, access, visible, load, store);
+                    return new Step(writes, -1, null, 0, access, visible, load, store);
                 }
             }
             int width = d.register().widthBits();
             if (width != 32 && width != 64) { // a partial write keeps bits we would have to track
-                return new Step(writes, -1, null, false, access, visible, load, store);
+                return new Step(writes, -1, null, 0, access, visible, load, store);
             }
             long mask = width == 32 ? 0xffffffffL : -1L;
             Operand src = ops.get(1);
@@ -393,7 +460,7 @@ final class BhiveMemory {
                 follow = new Lea(a.displacement(), Access.followed(a.base()), Access.followed(a.index()), a.scale(),
                         mask);
             }
-            return new Step(writes, slot(d.register()), follow, false, access, visible, load, store);
+            return new Step(writes, slot(d.register()), follow, 0, access, visible, load, store);
         }
     }
 
@@ -401,7 +468,7 @@ final class BhiveMemory {
     static final class Program {
         final int n;
         final Step[] steps;
-        final boolean memory; // whether any memory operand is visible
+        final boolean memory; // whether any memory operand is visible (or a stack slot)
         final boolean pushes;
         /** Where instruction i's memory operands start in the numbering of all the block's (n + 1 entries). */
         final int[] firstAccess;
@@ -419,22 +486,23 @@ final class BhiveMemory {
             this.n = steps.length;
             this.steps = steps;
             boolean anyMemory = false;
-            boolean anyPop = false;
+            boolean pushing = false;
             for (Step step : steps) {
                 anyMemory |= step.visibleMemory();
-                anyPop |= step.popFill();
+                pushing |= step.stackDelta() < 0;
             }
+            this.pushes = pushing;
             this.memory = anyMemory;
             this.firstAccess = new int[n + 1];
             for (int i = 0; i < n; i++) {
                 firstAccess[i + 1] = firstAccess[i] + steps[i].access().length;
             }
-            boolean pushing = false;
-            for (int i = 0; i < n && anyPop && !pushing; i++) { // only a pop needs to know
-                String m = block.instruction(i).mnemonic();
-                pushing = m.startsWith("push") || m.equals("call");
-            }
-            this.pushes = pushing;
+        }
+
+        /** How instruction {@code i}'s followed register gets its value, or null when unknown. */
+        Follow follow(int i) {
+            Follow f = steps[i].follow();
+            return f instanceof Pop p && pushes ? p.slot() : f;
         }
 
         static Program of(BasicBlock block) {
@@ -443,11 +511,6 @@ final class BhiveMemory {
                 steps[i] = Step.of(block.instruction(i));
             }
             return new Program(block, steps);
-        }
-
-        /** How instruction {@code i}'s followed register gets its value, or null when unknown. */
-        Follow follow(int i) {
-            return steps[i].popFill() && pushes ? null : steps[i].follow();
         }
     }
 

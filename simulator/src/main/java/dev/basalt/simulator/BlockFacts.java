@@ -110,6 +110,9 @@ class BlockFacts {
         }
         this.runs = everyOneRuns;
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
+        // BHive's harness divides small values: dividers take their fast timings (Dividers).
+        boolean smallOperands = options.secondGeneration()
+                && options.harnessMemory(Simulator.runsAsLoop(block, options));
         int alu = simulator.ports().aluGroup();
         int slowLea = simulator.ports().slowLeaGroup();
         int widest = 0;
@@ -127,6 +130,10 @@ class BlockFacts {
             offset[i] = insn.offset();
             bytes = Math.max(bytes, insn.offset() + (long) insn.length());
             int[] ops = f.ops();
+            Dividers.Timing small = smallOperands ? f.smallOperands() : null;
+            if (small != null && small.cycles() > 0 && f.dividerUnit() < 0) {
+                ops = Dividers.holding(ops, f.dividerUnit(), small.cycles());
+            }
             if (stackSync[i] && alu >= 0) { // the sync micro-op, on an ALU port, before the rest
                 int[] withSync = new int[ops.length + 1];
                 withSync[0] = alu;
@@ -139,7 +146,7 @@ class BlockFacts {
                     options.microFusion(), options.moveElimination())
                     : f.shape();
             issueSlots[i] = shape[i].issueUops() + (stackSync[i] ? 1 : 0);
-            latency[i] = f.latency();
+            latency[i] = small != null ? small.latency() : f.latency();
             readAdvance[i] = f.readAdvance();
             if (slowLea >= 0 && f.slowLea()) { // its own unit and latency, whatever the row
                 ops = new int[] {slowLea};
@@ -165,6 +172,7 @@ class BlockFacts {
                 }
             }
             opLatency[i] = !loading[i] ? latency[i]
+                    : small != null ? Math.max(1, latency[i] - simulator.params().loadLatency())
                     : options.operationLatency() && f.operationLatency() >= 0 && !locked[i] && !f.slowLea()
                     ? Math.max(1, f.operationLatency())
                     : Math.max(1, latency[i] - simulator.params().loadLatency());

@@ -46,6 +46,8 @@ import java.util.Map;
  *                              TZCNT on Haswell; POPCNT only on Skylake; none on AMD). Empty when absent.
  * @param loop                  branches, macro-fusion and where a loop's micro-ops come from (DESIGN.md §12);
  *                              {@link LoopFrontEnd#NONE} when absent
+ * @param dividers              dividers' timings on the small operands of BHive's harness ({@link Dividers});
+ *                              absent: the CPU's {@link #defaults}, when the table is read
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -53,7 +55,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
                          int storeForwardFailPenalty, int lockCycles, boolean cacheBanks,
-                         List<String> falseOutputDependencies, LoopFrontEnd loop) {
+                         List<String> falseOutputDependencies, LoopFrontEnd loop, Dividers dividers) {
 
     /**
      * What a CPU does with branches and loops (DESIGN.md §12, the uiCA paper §4).
@@ -153,6 +155,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         slowLeaPorts = slowLeaPorts == null ? "" : slowLeaPorts;
         falseOutputDependencies = falseOutputDependencies == null ? List.of() : List.copyOf(falseOutputDependencies);
         loop = loop == null ? LoopFrontEnd.NONE : loop;
+        dividers = dividers == null ? Dividers.NONE : dividers;
     }
 
     /** These parameters with another loop front end. */
@@ -161,7 +164,16 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop);
+                cacheBanks, falseOutputDependencies, loop, dividers);
+    }
+
+    /** These parameters with other dividers' timings. */
+    public CoreParams withDividers(Dividers dividers) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers);
     }
 
     /**
@@ -173,17 +185,44 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
                     4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true));
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true), SKYLAKE_DIVIDERS);
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
                     Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false));
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false),
+                    IVY_BRIDGE_DIVIDERS);
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE);
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE, Dividers.NONE);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
                     Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
                     List.of("LZCNT", "POPCNT", "TZCNT"),
                     new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, LoopFrontEnd.haswellUnrolling(), 4,
-                            32, 18, false));
+                            32, 18, false), mcpu.equals("haswell") || mcpu.equals("broadwell") ? HASWELL_DIVIDERS
+                            : Dividers.NONE);
         };
     }
+
+    // Dividers on small operands (Dividers): the lower ends of the latency and reciprocal-throughput ranges of
+    // Agner Fog's instruction tables (2022) for each CPU, the ends uiCA also takes (its min_cycles), for the
+    // register forms; a form that loads its divisor adds the load latency (Dividers#of). VEX forms as legacy ones.
+    private static final Dividers HASWELL_DIVIDERS = Dividers.of(
+            "DIV r32", 22, 9, "DIV r64", 32, 21, "IDIV r32", 22, 8, "IDIV r64", 39, 24,
+            "DIVSS xmm, xmm", 10, 7, "DIVSD xmm, xmm", 10, 8, "DIVPS xmm, xmm", 10, 7, "DIVPD xmm, xmm", 10, 8,
+            "SQRTSS xmm, xmm", 11, 7, "SQRTSD xmm, xmm", 16, 8, "SQRTPS xmm, xmm", 11, 7, "SQRTPD xmm, xmm", 16, 8,
+            "VDIVSS xmm, xmm, xmm", 10, 7, "VDIVSD xmm, xmm, xmm", 10, 8, "VDIVPS xmm, xmm, xmm", 10, 7,
+            "VDIVPD xmm, xmm, xmm", 10, 8, "VSQRTSS xmm, xmm, xmm", 11, 7, "VSQRTSD xmm, xmm, xmm", 16, 8,
+            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8);
+    private static final Dividers SKYLAKE_DIVIDERS = Dividers.of(
+            "DIV r32", 26, 6, "DIV r64", 35, 21, "IDIV r32", 26, 6, "IDIV r64", 42, 24,
+            "DIVSS xmm, xmm", 11, 3, "DIVSD xmm, xmm", 13, 4, "DIVPS xmm, xmm", 11, 3, "DIVPD xmm, xmm", 13, 4,
+            "SQRTSS xmm, xmm", 12, 3, "SQRTSD xmm, xmm", 15, 4, "SQRTPS xmm, xmm", 12, 3, "SQRTPD xmm, xmm", 15, 4,
+            "VDIVSS xmm, xmm, xmm", 11, 3, "VDIVSD xmm, xmm, xmm", 13, 4, "VDIVPS xmm, xmm, xmm", 11, 3,
+            "VDIVPD xmm, xmm, xmm", 13, 4, "VSQRTSS xmm, xmm, xmm", 12, 3, "VSQRTSD xmm, xmm, xmm", 15, 4,
+            "VSQRTPS xmm, xmm", 12, 3, "VSQRTPD xmm, xmm", 15, 4);
+    private static final Dividers IVY_BRIDGE_DIVIDERS = Dividers.of(
+            "DIV r32", 19, 8, "DIV r64", 29, 22, "IDIV r32", 19, 8, "IDIV r64", 28, 26,
+            "DIVSS xmm, xmm", 10, 7, "DIVSD xmm, xmm", 10, 8, "DIVPS xmm, xmm", 10, 7, "DIVPD xmm, xmm", 10, 8,
+            "SQRTSS xmm, xmm", 11, 7, "SQRTSD xmm, xmm", 16, 8, "SQRTPS xmm, xmm", 11, 7, "SQRTPD xmm, xmm", 16, 8,
+            "VDIVSS xmm, xmm, xmm", 10, 7, "VDIVSD xmm, xmm, xmm", 10, 8, "VDIVPS xmm, xmm, xmm", 10, 7,
+            "VDIVPD xmm, xmm, xmm", 10, 8, "VSQRTSS xmm, xmm, xmm", 11, 7, "VSQRTSD xmm, xmm, xmm", 16, 8,
+            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8);
 }

@@ -33,11 +33,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param runs               whether the CPU of the simulator's cache runs it ({@link dev.basalt.core.IsaSupport}; true
  *                           when the cache names no CPU)
  * @param operationLatency   for an instruction that loads, its register form's latency ({@link LoadOperation}), or -1
+ * @param smallOperands      a divider's timing on the small operands of BHive's harness ({@link Dividers}), or null
+ * @param dividerUnit        with {@code smallOperands}, the divider unit it holds as a demand entry ({@code -unit-1}),
+ *                           or 0 when the table has no such unit
  */
 record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
                         boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
-                        String unmodelled, int fence, boolean runs, int operationLatency) {
+                        String unmodelled, int fence, boolean runs, int operationLatency,
+                        Dividers.Timing smallOperands, int dividerUnit) {
 
     static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
         return of(simulator, insn, options, simulator.facts().encodings().get(insn));
@@ -49,11 +53,14 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         int[] ops = simulator.ports().microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
         InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, Simulator.portMicroOps(ops)),
                 simulator.params().core(), options.microFusion(), options.moveElimination());
+        Dividers.Timing small = simulator.params().core().dividers().of(insn.form(), simulator.params().loadLatency());
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
                 e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
                 e.unmodelled(), e.fence(), simulator.facts().cpu() == null
                         || dev.basalt.core.IsaSupport.runs(insn, simulator.facts().cpu()),
-                e.loads() > 0 ? LoadOperation.operationLatency(simulator, insn.form()) : -1);
+                e.loads() > 0 ? LoadOperation.operationLatency(simulator, insn.form()) : -1, small,
+                small == null ? 0 : simulator.ports().dividerUnit(insn.mnemonic().matches("i?div") ? "Divider"
+                        : "FPDivider"));
     }
 
     /**

@@ -247,6 +247,12 @@ final class PortGroups {
         });
     }
 
+    /** The demand entry ({@code -unit-1}) of the divider port named {@code name}, or 0 when the table has none. */
+    int dividerUnit(String name) {
+        int at = portNames.indexOf(name);
+        return at < 0 ? 0 : -(at + 1);
+    }
+
     /** Port indices of a group name: "0156" → ports 0, 1, 5, 6; "Divider" → the divider. */
     private int[] membersOf(String group) {
         List<String> ports = portNames;

@@ -62,6 +62,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
                     + ", newer than this build reads (" + SCHEMA_VERSION + "): use a newer Basalt");
         }
         core = core == null ? CoreParams.defaults(mcpu) : core;
+        if (core.dividers().hasNone()) { // a table written before dividers' timings existed: the CPU's
+            core = core.withDividers(CoreParams.defaults(mcpu).dividers());
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }

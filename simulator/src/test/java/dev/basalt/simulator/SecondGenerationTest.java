@@ -90,7 +90,7 @@ class SecondGenerationTest {
                 c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(), c.moveEliminationSlots(),
                 c.moveEliminationCycles(), c.storeForwardLatency(), c.unlamination(), c.loadPorts(),
                 c.storeAddressPorts(), c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(),
-                c.storeForwardFailPenalty(), 0, c.cacheBanks(), c.falseOutputDependencies(), c.loop());
+                c.storeForwardFailPenalty(), 0, c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers());
         double plain = cycles(new Simulator(HSW.withCore(noLock)), block, all);
         assertTrue(plain < 10, "without the rule: " + plain);
     }
