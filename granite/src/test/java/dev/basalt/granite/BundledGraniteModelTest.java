@@ -91,4 +91,32 @@ class BundledGraniteModelTest {
             assertTrue(warnings.get(0).startsWith("prior bounds changed since training"), warnings.toString());
         }
     }
+
+    /**
+     * Issue 37: the default model does not extrapolate silently. A chain of n dependent {@code add rax, 1} takes n
+     * cycles an iteration on every CPU; from 10 to 2,000 of them every prediction is within 5% of that — inside the
+     * training range GRANITE's own, past it its prior's, with a note saying so and an interval that holds n.
+     */
+    @Test
+    void longDependencyChainsArePredictedWithinFivePercentAndExtrapolationIsSaid() throws IOException {
+        try (GraniteModel model = GraniteModel.bundled()) {
+            for (int n : new int[] {10, 20, 50, 100, 200, 500, 1000, 2000}) {
+                BasicBlock chain = BasicBlock.fromHex("4883c001".repeat(n));
+                for (Microarchitecture cpu : model.cpus()) {
+                    Prediction p = model.predict(chain, cpu);
+                    assertEquals(n, p.cyclesPerIteration(), 0.05 * n, n + " adds on " + cpu.llvmName());
+                    boolean outside = p.notes().stream().anyMatch(t -> t.startsWith("outside granite's training"));
+                    if (outside) {
+                        dev.basalt.core.Interval i90 = p.intervals().stream().filter(i -> i.level() == 0.9)
+                                .findFirst().orElseThrow();
+                        assertTrue(i90.low() <= n && n <= i90.high(), n + " adds: " + i90);
+                    }
+                    if (n >= 200) {
+                        assertTrue(outside, n + " adds on " + cpu.llvmName() + " are outside the training range: "
+                                + p.notes());
+                    }
+                }
+            }
+        }
+    }
 }

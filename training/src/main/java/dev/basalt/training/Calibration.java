@@ -21,8 +21,9 @@ import java.util.Objects;
  * @param levels nominal coverages, increasing, each in (0, 1)
  * @param heads  per head (the model's CPUs, in order), its bins
  * @param blocks calibration blocks per head
+ * @param range  where the model was trained ({@link TrainingRange}), or null (a file written before it existed)
  */
-public record Calibration(double[] levels, List<Head> heads, int[] blocks) {
+public record Calibration(double[] levels, List<Head> heads, int[] blocks, TrainingRange range) {
 
     /** The levels {@code basalt train} calibrates (the reliability plot's points; 0.9 is the reported one). */
     public static final double[] LEVELS = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95};
@@ -64,7 +65,8 @@ public record Calibration(double[] levels, List<Head> heads, int[] blocks) {
 
     @JsonCreator
     public Calibration(@JsonProperty("levels") double[] levels, @JsonProperty("heads") List<Head> heads,
-                       @JsonProperty("blocks") int[] blocks) {
+                       @JsonProperty("blocks") int[] blocks, @JsonProperty("range") TrainingRange range) {
+        this.range = range;
         this.levels = levels.clone();
         this.heads = List.copyOf(heads);
         this.blocks = blocks.clone();
@@ -92,6 +94,27 @@ public record Calibration(double[] levels, List<Head> heads, int[] blocks) {
     @Override
     public int[] blocks() {
         return blocks.clone();
+    }
+
+    /** This calibration with the model's training range. */
+    public Calibration withRange(TrainingRange range) {
+        return new Calibration(levels, heads, blocks, range);
+    }
+
+    /**
+     * The intervals of a prediction made outside the training range ({@link TrainingRange}): around {@code value},
+     * the widest bin's log-ratios doubled.
+     */
+    public List<Interval> widened(int head, double value) {
+        Head h = heads.get(head);
+        int b = h.low().length - 1;
+        double center = Math.max(value, 0);
+        List<Interval> out = new ArrayList<>(levels.length);
+        for (int l = 0; l < levels.length; l++) {
+            out.add(new Interval(levels[l], center * Math.exp(2 * Math.min(0, h.low()[b][l])),
+                    center * Math.exp(2 * Math.max(0, h.high()[b][l]))));
+        }
+        return out;
     }
 
     /** The score bins are chosen by: how far the network moved from its prior (0 without a prior). */
@@ -160,7 +183,7 @@ public record Calibration(double[] levels, List<Head> heads, int[] blocks) {
             }
             out.add(new Head(edges, low, high));
         }
-        return new Calibration(LEVELS, out, counts);
+        return new Calibration(LEVELS, out, counts, null);
     }
 
     /** Split conformal's rank for the upper end: ceil((n + 1)(1 − tail)), at most n. */

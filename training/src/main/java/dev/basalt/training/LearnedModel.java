@@ -238,7 +238,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         synchronized (this) {
             List<MultiTaskTrainer.Epoch> epochs = trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch,
                     onBatch);
-            calibrate(validationCalibration(prepared, priors, statistics, labels, sizes, validationIdx).orElse(null));
+            TrainingRange range = priors == null ? null : TrainingRange.of(sizes, priors, labels, priorName);
+            calibrate(validationCalibration(prepared, priors, statistics, labels, sizes, validationIdx)
+                    .map(c -> c.withRange(range)).orElse(null));
             return epochs;
         }
     }
@@ -373,6 +375,16 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 // An untrained network can predict below zero (a sum of contributions, say); clamp.
                 double cycles = Math.max(0, totals[k * heads + head]);
                 double priorCycles = p == null ? 0 : p[g][head];
+                TrainingRange range = calibration == null || p == null ? null : calibration.range();
+                String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head);
+                if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
+                    out[g] = new Prediction(priorCycles, List.of(), priorCycles)
+                            .withNotes(List.of("outside " + name() + "'s training range (" + outside + "): the "
+                                    + range.priorName() + "'s cycles, with an interval twice as wide"))
+                            .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)))
+                            .withIntervals(calibration.widened(head, priorCycles));
+                    continue;
+                }
                 Prediction made = new Prediction(cycles, parts, priorCycles)
                         .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)));
                 out[g] = calibration == null ? made
