@@ -128,6 +128,11 @@ class LoopSuiteTest {
                 new Loop("add-chain3", "4801d84801d84801d848ffc975f2", "add rax, rbx (three times, one chain); dec rcx;"
                         + " jnz", 3, 3, 3),
                 new Loop("vpaddd-xmm-chain", "c5f9fec148ffc975f7", "vpaddd xmm0, xmm0, xmm1; dec rcx; jnz", 1, 1, 1),
+                // Two branches an iteration: cmp/je (to the next instruction, so never leaving the body) and dec/jnz,
+                // each fused. Haswell and Skylake run a not-taken branch on port 0 or 6 and the taken one on 6: one
+                // iteration a cycle; Ivy Bridge runs every branch on port 5: two cycles.
+                new Loop("two-branches", "4801d84839d0740048ffc975f3", "add rax, rbx; cmp rax, rdx; je +0; dec rcx; "
+                        + "jnz", 1, 1, 2),
                 // TEST and AND fuse with every condition.
                 new Loop("test-jz", "a80174fc", "test al, 1; jz", 1, 1, 1),
                 new Loop("and-jle", "4821d87efb", "and rax, rbx; jle", 1, 1, 1),

@@ -1,0 +1,75 @@
+package dev.basalt.simulator;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.decoder.BasicBlock;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 37's residual-driven mechanisms, hand-derived from the CPUs' tables: what BHive's harness memory makes of
+ * the stack, and dividers on the harness's small operands ({@link Dividers}).
+ */
+class ResidualMechanismsTest {
+
+    private static final List<Microarchitecture> CPUS = List.of(Microarchitecture.HASWELL, Microarchitecture.SKYLAKE,
+            Microarchitecture.IVYBRIDGE);
+
+    private static double cycles(Microarchitecture cpu, String hex, Simulator.MemoryModel memory) {
+        return new Simulator(SimulatorParams.standard(cpu)).run(BasicBlock.fromHex(hex),
+                Simulator.Options.defaults().withMemory(memory)).cyclesPerIteration();
+    }
+
+    /**
+     * {@code push rbp; mov rbp, rsp; pop rbp}: in BHive's harness rsp comes back to where it was, so the pop reads
+     * the slot the push just wrote and rbp goes round through memory every iteration: the push's latency, then the
+     * forwarding (storeForwardLatency after the store, of which the pop's own latency covers the load latency),
+     * then the pop's. The machine gave 1.33 cycles for the Haswell block measured at 4.97 before it followed rsp.
+     * With distinct memory the slots are not proved equal (rsp changes in between), and the chain is gone.
+     */
+    @Test
+    void aPopReadsWhatAPushOfTheBlockStoredInTheHarness() {
+        String frame = "554889e55d"; // push rbp; mov rbp, rsp; pop rbp
+        for (Microarchitecture cpu : CPUS) {
+            SimulatorParams t = SimulatorParams.standard(cpu);
+            int chain = t.forms().get("PUSH r64").latency() + t.core().storeForwardLatency() - t.loadLatency()
+                    + t.forms().get("POP r64").latency();
+            assertEquals(chain, cycles(cpu, frame, Simulator.MemoryModel.HARNESS), 1.01, cpu.llvmName());
+            assertTrue(cycles(cpu, frame, Simulator.MemoryModel.DISTINCT) < 2.5, cpu.llvmName());
+        }
+        // Two pushes and two pops in the opposite order: each pop meets its own push's slot.
+        String two = "55534889e55b5d"; // push rbp; push rbx; mov rbp, rsp; pop rbx; pop rbp
+        assertTrue(cycles(Microarchitecture.HASWELL, two, Simulator.MemoryModel.HARNESS) >= 4,
+                "pushes and pops through the harness's stack chain");
+        // A block that moves rsp (three pops, no push) reads the page's filling: no chain through memory.
+        assertTrue(cycles(Microarchitecture.HASWELL, "5b5d415c", Simulator.MemoryModel.HARNESS) < 2);
+    }
+
+    /**
+     * {@code xor edx, edx; div rcx} and its 32-bit form: rax goes from one division to the next, so an iteration
+     * takes the division's latency — on BHive's small operands the fast end of the CPU's range ({@link Dividers},
+     * Agner Fog's tables: 64-bit 32/35/29 cycles, 32-bit 22/26/19 on Haswell/Skylake/Ivy Bridge), where llvm-mca's
+     * row gives the 64-bit worst case (76 on Skylake for both widths). A loop's operands are not known: the row's.
+     */
+    @Test
+    void aDivisionOnTheHarnesssSmallOperandsTakesTheFastEndOfItsRange() {
+        int[][] expected = {{32, 22}, {35, 26}, {29, 19}};
+        for (int c = 0; c < CPUS.size(); c++) {
+            Microarchitecture cpu = CPUS.get(c);
+            assertEquals(expected[c][0], cycles(cpu, "31d248f7f1", Simulator.MemoryModel.HARNESS), 0.05,
+                    "div rcx on " + cpu.llvmName());
+            assertEquals(expected[c][1], cycles(cpu, "31d2f7f1", Simulator.MemoryModel.HARNESS), 0.05,
+                    "div ecx on " + cpu.llvmName());
+        }
+        // In a loop (distinct memory: values unknown) the row's latency stands.
+        String loop = "31d248f7f148ffcf75f6"; // xor edx, edx; div rcx; dec rdi; jnz
+        int row = SimulatorParams.standard(Microarchitecture.SKYLAKE).forms().get("DIV r64").latency();
+        assertEquals(row, cycles(Microarchitecture.SKYLAKE, loop, Simulator.MemoryModel.AUTO), 0.05);
+        // The divider is held: with a fresh dividend each iteration (mov rax, rsi) no chain is left, and the
+        // divider's 21 cycles a 64-bit division on Skylake are the iteration (Agner Fog: reciprocal throughput 21).
+        assertEquals(21, cycles(Microarchitecture.SKYLAKE, "4889f031d248f7f1", Simulator.MemoryModel.HARNESS), 1);
+    }
+}
