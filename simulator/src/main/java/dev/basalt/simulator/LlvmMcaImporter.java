@@ -148,6 +148,9 @@ public final class LlvmMcaImporter {
         List<BasicBlock> missing = instances.stream()
                 .filter(b -> b.size() == 1 && !base.forms().containsKey(b.instruction(0).form()))
                 .toList();
+        if (missing.isEmpty()) { // nothing to add (running llvm-mca on nothing made a table without ports)
+            return new Report(base, 0, 0, 0, 0);
+        }
         Report r = run(missing, uarch, command, progress);
         if (r.formsImported() > 0 && !r.params().ports().equals(base.ports())) {
             throw new IllegalArgumentException("the table's ports " + base.ports() + " are not llvm-mca's for "
