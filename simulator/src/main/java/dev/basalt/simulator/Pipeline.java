@@ -109,7 +109,8 @@ final class Pipeline extends BlockFacts {
     // state it repeats with the retire times; while a bottleneck is still taking over it drifts.
     private final long[] iterationSignature;
     private long retireSignature; // of the iteration now retiring
-    private final List<int[]> timeline = new ArrayList<>();
+    private final List<int[]> timeline;
+    private final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24
     private final int timelineSize;
     private long period = -1;
     private int periodIterations;
@@ -192,6 +193,8 @@ final class Pipeline extends BlockFacts {
         this.iterationRetired = new long[options.iterations()];
         this.iterationSignature = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
+        this.timeline = new ArrayList<>(timelineSize); // sized: growing it was 5% of a run
+        this.steadyState = new SteadyState.Detector(options.iterations(), 32, 24);
         this.simulatedIterations = options.iterations();
     }
 
@@ -343,8 +346,7 @@ final class Pipeline extends BlockFacts {
         // that each repeat the one a period before, in retire time and in how long each instance waited to retire,
         // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
         // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
-        long[] steady = SteadyState.repeatingPeriod(iterationRetired, iterationSignature, k, options.iterations(), 32,
-                24);
+        long[] steady = steadyState.offer(iterationRetired, iterationSignature, k);
         if (steady == null) {
             return false;
         }

@@ -86,4 +86,51 @@ final class SteadyState {
         }
         return null;
     }
+
+    /**
+     * {@link #repeatingPeriod(long[], long[], int, int, int, int)} asked after every iteration in turn, in O(periods)
+     * per iteration instead of O(periods × agree): per period w it keeps how many iterations in a row retired the
+     * same cycles after the one w before as the previous did, and how many in a row had the state w before. The
+     * answers are the same (SteadyStateTest checks them against the direct search).
+     */
+    static final class Detector {
+        private final int iterations;
+        private final int maxPeriod;
+        private final int agree;
+        private final int[] deltaStreak;
+        private final int[] stateStreak;
+        private int expected; // the iteration the next offer must be
+
+        Detector(int iterations, int maxPeriod, int agree) {
+            this.iterations = iterations;
+            this.maxPeriod = maxPeriod;
+            this.agree = agree;
+            this.deltaStreak = new int[maxPeriod + 1];
+            this.stateStreak = new int[maxPeriod + 1];
+        }
+
+        /** Iteration {@code k} retired (they come in order, from 0): the steady state as repeatingPeriod gives it. */
+        long[] offer(long[] retired, long[] state, int k) {
+            if (k != expected++) {
+                throw new IllegalStateException("iterations must be offered in order: " + k);
+            }
+            for (int w = 1; w <= maxPeriod; w++) {
+                stateStreak[w] = k - w >= 0 && state[k] == state[k - w] ? stateStreak[w] + 1 : 0;
+                deltaStreak[w] = k - w - 1 >= 0 && retired[k] - retired[k - w] == retired[k - 1] - retired[k - 1 - w]
+                        ? deltaStreak[w] + 1 : 0;
+            }
+            int last = iterations - 1;
+            if (k >= last) {
+                return null;
+            }
+            for (int w = 1; w <= maxPeriod && k - agree - w >= 0; w++) {
+                if (deltaStreak[w] >= agree && stateStreak[w] >= agree + 1) {
+                    long d = retired[k] - retired[k - w];
+                    int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
+                    return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};
+                }
+            }
+            return null;
+        }
+    }
 }

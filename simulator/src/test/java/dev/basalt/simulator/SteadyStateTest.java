@@ -55,4 +55,32 @@ class SteadyStateTest {
         assertEquals(5 / 16.0, haswell.run(BasicBlock.fromHex("be8b010000"), Simulator.Options.defaults())
                 .cyclesPerIteration(), 1e-9);
     }
+
+    /** The incremental detector the second machine uses answers as the direct search does, iteration by iteration. */
+    @org.junit.jupiter.api.Test
+    void theDetectorAgreesWithTheDirectSearch() {
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(5);
+        for (int trial = 0; trial < 300; trial++) {
+            int iterations = 60 + rnd.nextInt(80);
+            long[] retired = new long[iterations];
+            long[] state = new long[iterations];
+            int period = 1 + rnd.nextInt(20);
+            int from = rnd.nextInt(50); // noise before the pattern settles
+            long[] step = new long[period];
+            long[] sig = new long[period];
+            for (int w = 0; w < period; w++) {
+                step[w] = 1 + rnd.nextInt(4);
+                sig[w] = rnd.nextInt(3);
+            }
+            SteadyState.Detector d = new SteadyState.Detector(iterations, 32, 24);
+            for (int k = 0; k < iterations; k++) {
+                boolean noisy = k < from;
+                retired[k] = (k == 0 ? 0 : retired[k - 1]) + (noisy ? 1 + rnd.nextInt(5) : step[k % period]);
+                state[k] = noisy ? rnd.nextInt(3) : sig[k % period];
+                org.junit.jupiter.api.Assertions.assertArrayEquals(
+                        SteadyState.repeatingPeriod(retired, state, k, iterations, 32, 24), d.offer(retired, state, k),
+                        "trial " + trial + ", iteration " + k);
+            }
+        }
+    }
 }
