@@ -11,112 +11,120 @@ import java.util.List;
  * address as BHive ran it. Each cycle runs the stages from the back of the pipeline to the front, so that each
  * sees what the stage before it produced in earlier cycles:
  * <ol>
- * <li>{@link #retire}: in program order, up to {@link CoreParams#retireWidth()} fused micro-ops of finished
- *     instructions;</li>
- * <li>{@link #execute}: oldest first, every renamed instruction whose sources are ready and whose ports (bound at
- *     rename) are free; a load of an address an in-flight store wrote gets the data by store forwarding;</li>
- * <li>{@link #rename}: in order from the micro-op queue, up to {@link CoreParams#issueWidth()} fused micro-ops into
- *     the reorder buffer and scheduler, binding each unfused micro-op to a port (fewest queued micro-ops, ties to
- *     the higher port, odd slots to the second least loaded unless 3 or more behind, loads alternating);
- *     zero idioms and NOPs need no port, and eliminated moves neither port nor latency;</li>
- * <li>{@link #decode}: from the instruction queue, up to {@link CoreParams#decoders()} instructions — the first on
- *     the complex decoder, the others only if one fused micro-op — and {@link CoreParams#decodeUops()} micro-ops;
- *     an instruction of more micro-ops than {@link CoreParams#microcodedAbove()} comes from the microcode sequencer
- *     after a switch;</li>
- * <li>{@link #predecode}: the current aligned window of {@link CoreParams#predecodeBytes()} bytes, marking up to
- *     {@link CoreParams#predecodeWidth()} instructions that end in it; a length-changing prefix stalls it
- *     {@link CoreParams#lcpPenalty()} cycles, and an instruction whose opcode is still in a window whose five slots
- *     were used costs one more cycle.</li>
+ * <li>{@link Retirement#retire}: in program order, up to {@link CoreParams#retireWidth()} fused micro-ops of
+ *     finished instructions;</li>
+ * <li>{@link Scheduler#execute}: oldest first, every renamed instruction whose sources are ready and whose ports
+ *     (bound at rename) are free; a load of an address an in-flight store wrote gets the data by store
+ *     forwarding;</li>
+ * <li>{@link Renamer#rename}: in order from the micro-op queue, up to {@link CoreParams#issueWidth()} fused
+ *     micro-ops into the reorder buffer and scheduler, binding each unfused micro-op to a port (fewest queued
+ *     micro-ops, ties to the higher port, odd slots to the second least loaded unless 3 or more behind, loads
+ *     alternating); zero idioms and NOPs need no port, and eliminated moves neither port nor latency;</li>
+ * <li>{@link FrontEnd#decode}: from the instruction queue, up to {@link CoreParams#decoders()} instructions — the
+ *     first on the complex decoder, the others only if one fused micro-op — and {@link CoreParams#decodeUops()}
+ *     micro-ops; an instruction of more micro-ops than {@link CoreParams#microcodedAbove()} comes from the
+ *     microcode sequencer after a switch;</li>
+ * <li>{@link FrontEnd#predecode}: the current aligned window of {@link CoreParams#predecodeBytes()} bytes, marking
+ *     up to {@link CoreParams#predecodeWidth()} instructions that end in it; a length-changing prefix stalls it
+ *     {@link CoreParams#lcpPenalty()} cycles, and an instruction whose opcode is still in a window whose five
+ *     slots were used costs one more cycle.</li>
  * </ol>
+ * Each stage is a class of its own over this object's state (the rings of in-flight instances and the counters
+ * between stages), which they share: {@link FrontEnd}, {@link Renamer}, {@link Scheduler}, {@link Retirement}.
  * The throughput is the steady state's: the cycles between retiring two iterations far apart, divided by the
  * iterations between them (so the pipeline's fill, which BHive's measurement cancels, does not count).
  */
 final class Pipeline extends BlockFacts {
 
-    private final boolean idealBackEnd;
-    private final SimulatorParams params;
-    private final int total;
-    private final int portCount;
+    final boolean idealBackEnd;
+    final SimulatorParams params;
+    final int total;
+    final int portCount;
     final int[] syncProducer; // the last instruction before i (cyclically) writing rsp explicitly, or -1
     // Locked read-modify-writes: how many instances back the nearest earlier locked one is (0: none in the block).
-    private final int[] lockBack;
+    final int[] lockBack;
     // Execution fences: how many instances back the nearest earlier fence is (0: none in the block).
-    private final int[] fenceBack;
+    final int[] fenceBack;
     // Store fences: how many instances back the nearest earlier sfence is (0: none in the block).
-    private final int[] storeFenceBack;
-    private final int lsdCopies; // iterations the loop stream detector issues as one
+    final int[] storeFenceBack;
+    final int lsdCopies; // iterations the loop stream detector issues as one
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
-    private final int[] loadOffset;
-    private final int[] cycleLoads = new int[4];
-    private int cycleLoadCount;
+    final int[] loadOffset;
+    final int[] cycleLoads = new int[4];
+    int cycleLoadCount;
     // Load+operation instructions and stores execute in two steps ({@link BlockFacts#twoStep}): the address
     // micro-ops — loads, store address — (demand[i][split[i]..]) when the address is ready, the rest
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
     // opPart and loadPart are the two halves for execution-time port choice.
-    private final int[] split;
-    private final int[][] opPart;
-    private final int[][] loadPart;
-    private final int loadGroup;
+    final int[] split;
+    final int[][] opPart;
+    final int[][] loadPart;
+    final int loadGroup;
     // Per instance j (instruction j % n of iteration j / n): cycle of each stage (Long.MAX_VALUE: not yet; -1:
     // not modelled), the ports its micro-ops are bound to, whether its move was eliminated.
-    private final long[] predecoded;
-    private final long[] decoded;
-    private final long[] renamed;
-    private final long[] issued;
-    private final long[] done;
-    private final int[] bound;
-    private final boolean[] eliminated;
-    private final long[] loadDone;
-    private final int mask;
-    private final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
-    private final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
-    private final int[] blocker; // the producer instance whose unknown result held j up last, or -1
-    private final boolean[] sourcesReady; // whether j's current step found its sources ready (ports held it)
-    private final Scratch room;
-    private int busiestIteration; // the highest iteration whose port counts this run touched
+    final long[] predecoded;
+    final long[] decoded;
+    final long[] renamed;
+    final long[] issued;
+    final long[] done;
+    final int[] bound;
+    final boolean[] eliminated;
+    final long[] loadDone;
+    final int mask;
+    final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
+    final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
+    final int[] blocker; // the producer instance whose unknown result held j up last, or -1
+    final boolean[] sourcesReady; // whether j's current step found its sources ready (ports held it)
+    final Scratch room;
+    int busiestIteration; // the highest iteration whose port counts this run touched
     // Front end.
-    private long window;
-    private int predecodeNext;
-    private int predecodeStall;
-    private int decodeNext;
-    private long microcodeBusyUntil;
-    private int queuedUops;
+    long window;
+    int predecodeNext;
+    int predecodeStall;
+    int decodeNext;
+    long microcodeBusyUntil;
+    int queuedUops;
     // Renamer and scheduler.
-    private int renameNext;
-    private int renamedSlotsOfCurrent;
-    private int robUops;
-    private int schedUops;
-    private final int[] scheduler;
-    private final long[] wake; // per scheduler entry: the first cycle it may execute (a lower bound)
-    private long earliestWake; // the smallest wake of the scheduler's entries (Long.MAX_VALUE: none)
-    private int schedCount;
-    private final int[] queued;
-    private final int[] queuedAtStart;
-    private int loadTurn;
-    private final int[][] eliminations;
-    private final long[][] eliminationCycle;
+    int renameNext;
+    int renamedSlotsOfCurrent;
+    int robUops;
+    int schedUops;
+    final int[] scheduler;
+    final long[] wake; // per scheduler entry: the first cycle it may execute (a lower bound)
+    long earliestWake; // the smallest wake of the scheduler's entries (Long.MAX_VALUE: none)
+    int schedCount;
+    final int[] queued;
+    final int[] queuedAtStart;
+    int loadTurn;
+    final int[][] eliminations;
+    final long[][] eliminationCycle;
     // Ports.
-    private final long[] portFree;
-    private final long[] portUse;
-    private final long[] portBusy; // per iteration and port: busy cycles of that iteration's micro-ops
-    private final long[] scratch;
-    private final long[] taken;
+    final long[] portFree;
+    final long[] portUse;
+    final long[] portBusy; // per iteration and port: busy cycles of that iteration's micro-ops
+    final long[] scratch;
+    final long[] taken;
     // Retirement.
-    private int nextRetire;
-    private final long[] iterationRetired;
+    int nextRetire;
+    final long[] iterationRetired;
     // Per iteration, how long each of its instances waited between finishing and retiring (a hash): in a steady
     // state it repeats with the retire times; while a bottleneck is still taking over it drifts.
-    private final long[] iterationSignature;
-    private long retireSignature; // of the iteration now retiring
-    private final List<int[]> timeline;
-    private final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24
-    private final int timelineSize;
-    private long period = -1;
-    private int periodIterations;
-    private long finalCycles = -1;
-    private int simulatedIterations;
-    private long now;
+    final long[] iterationSignature;
+    long retireSignature; // of the iteration now retiring
+    final List<int[]> timeline;
+    // The stages, in the order a micro-op meets them.
+    private final FrontEnd frontEnd;
+    private final Renamer renamer;
+    private final Scheduler scheduler_;
+    private final Retirement retirement;
+    final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24
+    final int timelineSize;
+    long period = -1;
+    int periodIterations;
+    long finalCycles = -1;
+    int simulatedIterations;
+    long now;
 
     /**
      * @param idealBackEnd whether renaming, execution and retirement take no time and have no limits, so that
@@ -196,6 +204,10 @@ final class Pipeline extends BlockFacts {
         this.timeline = new ArrayList<>(timelineSize); // sized: growing it was 5% of a run
         this.steadyState = new SteadyState.Detector(options.iterations(), 32, 24);
         this.simulatedIterations = options.iterations();
+        this.frontEnd = new FrontEnd(this);
+        this.renamer = new Renamer(this);
+        this.scheduler_ = new Scheduler(this);
+        this.retirement = new Retirement(this);
     }
 
     /** Per instruction, how many instances back the nearest marked one is, cyclically (0: none marked). */
@@ -273,7 +285,7 @@ final class Pipeline extends BlockFacts {
     }
 
     /** Instance {@code j} enters the window: its slot is reset. */
-    private void born(int j) {
+    void born(int j) {
         int at = j & mask;
         predecoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
         decoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
@@ -291,14 +303,14 @@ final class Pipeline extends BlockFacts {
     Simulator.Result run() {
         try {
             while (nextRetire < total) {
-                retire();
+                retirement.retire();
                 if (finalCycles >= 0) {
                     break;
                 }
-                execute();
-                rename();
-                decode();
-                predecode();
+                scheduler_.execute();
+                renamer.rename();
+                frontEnd.decode();
+                frontEnd.predecode();
                 tick();
             }
             return result();
@@ -307,565 +319,31 @@ final class Pipeline extends BlockFacts {
         }
     }
 
-    /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
-    void retire() {
-        int slots = idealBackEnd ? Integer.MAX_VALUE : core.retireWidth();
-        while (nextRetire < renameNext && done[nextRetire & mask] <= now && slots > 0) {
-            int uops = issueSlots[nextRetire % n];
-            if (uops > slots && slots < core.retireWidth()) {
-                return; // a wide instruction retires at the start of a cycle
-            }
-            slots -= uops;
-            robUops -= uops;
-            int j = nextRetire;
-            int at = j & mask;
-            waitSum[j % n] += issued[at] - renamed[at];
-            retireSignature = retireSignature * 31 + (now - done[at]);
-            if (timeline.size() < timelineSize) {
-                timeline.add(new int[] {j, (int) predecoded[at], (int) decoded[at], (int) renamed[at], (int) issued[at],
-                        (int) done[at], (int) now});
-            }
-            nextRetire++;
-            if (nextRetire % n == 0 && iterationRetired(nextRetire / n - 1)) {
-                return;
-            }
-        }
-    }
 
     /** Whether the run found a steady state (a repeating period) rather than measuring its last iterations. */
     boolean periodic() {
         return period > 0;
     }
 
-    /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
-    private boolean iterationRetired(int k) {
-        iterationRetired[k] = now;
-        iterationSignature[k] = retireSignature;
-        retireSignature = 0;
-        // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations
-        // that each repeat the one a period before, in retire time and in how long each instance waited to retire,
-        // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
-        // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
-        long[] steady = steadyState.offer(iterationRetired, iterationSignature, k);
-        if (steady == null) {
-            return false;
-        }
-        period = steady[1];
-        periodIterations = (int) steady[2];
-        finalCycles = steady[0] + 1;
-        simulatedIterations = k + 1;
-        return true;
-    }
 
-    /**
-     * Executes, oldest first, every renamed instruction whose sources are ready and whose ports are free; a
-     * load+operation instruction first its load, then the rest.
-     */
-    void execute() {
-        if (idealBackEnd) {
-            for (int s = 0; s < schedCount; s++) {
-                issued[scheduler[s] & mask] = now;
-                done[scheduler[s] & mask] = now;
-            }
-            schedCount = 0;
-            return;
-        }
-        if (now < earliestWake) {
-            return; // no entry can execute before then: nothing to scan
-        }
-        cycleLoadCount = 0;
-        int keep = 0;
-        long[] wake = this.wake;
-        for (int s = 0; s < schedCount; s++) {
-            int j = scheduler[s];
-            if (wake[s] > now) { // known not to be ready yet: the hot path of a full scheduler
-                wake[keep] = wake[s];
-                scheduler[keep++] = j;
-                continue;
-            }
-            int i = j % n;
-            int at = j & mask;
-            if (twoStep[i] && loadDone[at] == Long.MAX_VALUE) {
-                if (ready(j, i, true) && bankFree(i) && takePorts(j, i, split[i], demand[i].length, loadPart[i])) {
-                    loaded(i);
-                    loadDone[at] = now + (loading[i] ? params.loadLatency() : 1);
-                    notBefore[at] = 0; // the next step has other sources
-                    blocker[at] = -1;
-                    sourcesReady[at] = false;
-                    wake[keep] = loadDone[at];
-                } else {
-                    wake[keep] = Math.max(now + 1, notBefore[at]);
-                }
-                scheduler[keep++] = j;
-            } else if (ready(j, i, false) && (eliminated[at] || (twoStep[i] || !loading[i] || bankFree(i))
-                    && takePorts(j, i, 0, split[i], opPart[i]))) {
-                if (!twoStep[i] && loading[i]) {
-                    loaded(i);
-                }
-                issued[at] = now;
-                done[at] = eliminated[at] ? now : twoStep[i] && loading[i]
-                        ? now + opLatency[i] : now + latency[i];
-                if (!eliminated[at]) {
-                    schedUops -= unfused[i];
-                }
-            } else {
-                wake[keep] = Math.max(now + 1, notBefore[at]);
-                scheduler[keep++] = j;
-            }
-        }
-        schedCount = keep;
-        long soonest = Long.MAX_VALUE;
-        for (int s = 0; s < keep; s++) {
-            soonest = Math.min(soonest, wake[s]);
-        }
-        earliestWake = soonest;
-    }
 
-    /**
-     * Whether the sources of instance {@code j} are ready. For the load step of a two-step instruction: its
-     * address registers, and a store it reads from (its data arrives by forwarding). For the rest of a two-step
-     * instruction: the loaded data and its other sources. Otherwise: every register producer's result (less the
-     * consumer's read-advance) and the forwarded data of a store.
-     */
-    private boolean ready(int j, int i, boolean loadStep) {
-        int at = j & mask;
-        if (sourcesReady[at]) {
-            return true; // ready before, held up by its ports: sources do not become unready
-        }
-        if (notBefore[at] > now) {
-            return false; // a source already known to arrive later
-        }
-        if (locked[i] && !lockMayStart(j)) {
-            notBefore[at] = now + 1;
-            return false;
-        }
-        if (fence[i] && !olderFinished(j)) {
-            notBefore[at] = now + 1; // a fence executes once everything before it has finished
-            return false;
-        }
-        if (fenceBack[i] > 0 && j - fenceBack[i] >= nextRetire && done[(j - fenceBack[i]) & mask] > now) {
-            notBefore[at] = now + 1; // and nothing after it executes before it has
-            return false;
-        }
-        if (memoryAccess[i] && lockBack[i] > 0 && j - lockBack[i] >= nextRetire
-                && done[(j - lockBack[i]) & mask] > now) {
-            notBefore[at] = now + 1; // a younger memory access waits for the lock before it
-            return false;
-        }
-        if (storeFence[i] && !olderStoresFinished(j)) {
-            notBefore[at] = now + 1; // sfence executes once the older stores have finished
-            return false;
-        }
-        if (storing[i] && storeFenceBack[i] > 0 && j - storeFenceBack[i] >= nextRetire
-                && done[(j - storeFenceBack[i]) & mask] > now) {
-            notBefore[at] = now + 1; // and a younger store waits for it
-            return false;
-        }
-        int waitingFor = blocker[at];
-        if (waitingFor >= 0) {
-            if (done[waitingFor & mask] == Long.MAX_VALUE) {
-                return false; // the producer that held it up last time has still not executed
-            }
-            blocker[at] = -1;
-        }
-        long earliest = twoStep[i] && !loadStep ? loadDone[at] : 0;
-        boolean unknown = earliest == Long.MAX_VALUE;
-        int iteration = j / n;
-        for (int k = start[i]; k < start[i + 1] && !unknown; k++) {
-            boolean forLoad = memorySource[k] || addressSource[k];
-            if (twoStep[i] && forLoad != loadStep) {
-                continue;
-            }
-            int iter = iteration - producers[2 * k + 1];
-            if (iter < 0) {
-                continue; // the first iteration's loop-carried inputs are ready
-            }
-            int p = iter * n + producers[2 * k];
-            long d = done[p & mask];
-            if (d == Long.MAX_VALUE) {
-                unknown = true;
-                blocker[at] = p;
-            } else if (memorySource[k]) {
-                // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
-                // that its own load latency ends then. Without forwarding it waits for the store.
-                earliest = Math.max(earliest, !options.storeForwarding() ? d : d + core.storeForwardLatency()
-                        - params.loadLatency() + (partialSource[k] ? core.storeForwardFailPenalty() : 0));
-            } else {
-                earliest = Math.max(earliest, d - (twoStep[i] ? 0 : readAdvance[i]));
-            }
-        }
-        if (!unknown && stackSync[i] && syncProducer[i] >= 0 && !(twoStep[i] && !loadStep)) {
-            // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
-            int iter = iteration - (syncProducer[i] >= i ? 1 : 0);
-            if (iter >= 0) {
-                int p = iter * n + syncProducer[i];
-                long d = done[p & mask];
-                unknown = d == Long.MAX_VALUE;
-                if (unknown) {
-                    blocker[at] = p;
-                }
-                earliest = Math.max(earliest, d + 1);
-            }
-        }
-        if (unknown || earliest > now) {
-            if (!unknown || earliest > notBefore[at]) {
-                notBefore[at] = Math.max(notBefore[at], unknown ? Math.min(earliest, now + 1) : earliest);
-            }
-            return false;
-        }
-        sourcesReady[at] = true;
-        return true;
-    }
 
-    /**
-     * Whether instruction {@code i}'s load can use the data cache this cycle: on a CPU with cache banks, not when a
-     * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11).
-     */
-    private boolean bankFree(int i) {
-        if (loadOffset == null || loadOffset[i] < 0) {
-            return true;
-        }
-        int a = loadOffset[i];
-        for (int k = 0; k < cycleLoadCount; k++) {
-            int b = cycleLoads[k];
-            if (((a ^ b) & 0x3c) == 0 && ((a ^ b) & 0xfc0) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** Notes that instruction {@code i}'s load executed this cycle. */
-    private void loaded(int i) {
-        if (loadOffset != null && loadOffset[i] >= 0 && cycleLoadCount < cycleLoads.length) {
-            cycleLoads[cycleLoadCount++] = loadOffset[i];
-        }
-    }
 
-    /** Whether every instance older than {@code j} has finished. */
-    private boolean olderFinished(int j) {
-        for (int k = nextRetire; k < j; k++) {
-            if (done[k & mask] > now) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** Whether store fence instance {@code j} may execute: every older store has finished. */
-    private boolean olderStoresFinished(int j) {
-        for (int k = nextRetire; k < j; k++) {
-            if (storing[k % n] && done[k & mask] > now) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
-    private boolean lockMayStart(int j) {
-        for (int k = nextRetire; k < j; k++) {
-            if (memoryAccess[k % n] && done[k & mask] > now) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /**
-     * Takes the ports of micro-ops {@code from..to} of instance {@code j} this cycle, or nothing: their bound
-     * ports, or any free ones ({@code part}, the same micro-ops, for execution-time choice).
-     */
-    private boolean takePorts(int j, int i, int from, int to, int[] part) {
-        int[] d = demand[i];
-        if (!options.issueTimePorts()) {
-            if (!simulator.ports().reserve(part, portFree, portUse, scratch, now, taken)) {
-                return false;
-            }
-            account(j);
-            return true;
-        }
-        int base = (j & mask) * maxDemand;
-        for (int k = from; k < to; k++) {
-            if (portFree[bound[base + k]] > now) {
-                return false;
-            }
-            if (d[k] < 0) {
-                k++;
-            }
-        }
-        // Each micro-op holds its port a cycle more (a divider its cycles): a port taken twice is busy two.
-        int busy = (j / n) * portCount;
-        busiestIteration = Math.max(busiestIteration, j / n);
-        for (int k = from; k < to; k++) {
-            int port = bound[base + k];
-            boolean divider = d[k] < 0;
-            int cycles = divider ? d[++k] : 1;
-            portFree[port] = Math.max(portFree[port], now) + cycles;
-            portUse[port] += cycles;
-            portBusy[busy + port] += cycles;
-            if (!divider) {
-                queued[port]--;
-            }
-        }
-        return true;
-    }
 
-    /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
-    private void account(int j) {
-        int base = (j / n) * portCount;
-        busiestIteration = Math.max(busiestIteration, j / n);
-        for (int p = 0; p < portCount; p++) {
-            portBusy[base + p] += taken[p];
-        }
-    }
 
-    /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
-    void rename() {
-        int slots = idealBackEnd ? Integer.MAX_VALUE : core.issueWidth();
-        System.arraycopy(queued, 0, queuedAtStart, 0, portCount); // binding sees the counts of the cycle's start
-        while (renameNext < total && slots > 0 && (options.frontEnd()
-                ? renameNext < decodeNext && decoded[renameNext & mask] < now
-                : renameNext - nextRetire + 2 * n < predecoded.length)) {
-            int j = renameNext;
-            int i = j % n;
-            int uops = issueSlots[i];
-            if (i == 0 && source == Simulator.UopSource.LSD && slots < core.issueWidth() && (j / n) % lsdCopies == 0) {
-                return; // the loop stream detector does not issue two of its (unrolled) loops in one cycle
-            }
-            if (renamedSlotsOfCurrent == 0) {
-                if (uops > slots && uops <= core.issueWidth()) {
-                    return; // an instruction's fused micro-ops issue together
-                }
-                if (!idealBackEnd && !fits(i)) {
-                    return;
-                }
-            }
-            int take = Math.min(slots, uops - renamedSlotsOfCurrent);
-            slots -= take;
-            renamedSlotsOfCurrent += take;
-            if (renamedSlotsOfCurrent < uops) {
-                return; // the rest of this instruction's micro-ops issue next cycle
-            }
-            renamedSlotsOfCurrent = 0;
-            enter(j, i, (idealBackEnd ? 0 : core.issueWidth()) - slots - uops);
-            renameNext++;
-        }
-    }
 
-    /** Whether instruction {@code i} fits in the reorder buffer and scheduler (an empty one takes anything). */
-    private boolean fits(int i) {
-        boolean robFull = robUops > 0 && robUops + issueSlots[i] > params.robSize();
-        boolean schedulerFull = !shape[i].noPort() && schedUops > 0
-                && schedUops + unfused[i] > params.schedulerSize();
-        return !robFull && !schedulerFull;
-    }
 
-    /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
-    private void enter(int j, int i, int slot) {
-        int at = j & mask;
-        if (!options.frontEnd()) {
-            born(j);
-        }
-        renamed[at] = now;
-        robUops += issueSlots[i];
-        if (options.frontEnd()) {
-            queuedUops -= shape[i].decodeUops();
-        }
-        if (shape[i].noPort()) {
-            issued[at] = now;
-            done[at] = now;
-            return;
-        }
-        wake[schedCount] = now + 1;
-        earliestWake = Math.min(earliestWake, now + 1);
-        scheduler[schedCount++] = j;
-        int file = shape[i].moveRegisterFile();
-        if (file > 0 && eliminate(file)) {
-            eliminated[at] = true;
-            return;
-        }
-        schedUops += unfused[i];
-        if (options.issueTimePorts()) {
-            int[] d = demand[i];
-            for (int k = 0; k < d.length; k++) {
-                if (d[k] < 0) {
-                    bound[(j & mask) * maxDemand + k] = -d[k] - 1;
-                    k++;
-                } else {
-                    int port = bindPort(d[k], slot);
-                    bound[(j & mask) * maxDemand + k] = port;
-                    queued[port]++;
-                }
-            }
-        }
-    }
 
-    /** Whether a move-elimination slot of register file {@code file} is free this cycle (and takes it). */
-    private boolean eliminate(int file) {
-        int[] count = eliminations[file];
-        long[] cycle = eliminationCycle[file];
-        int used = 0;
-        for (int c = 0; c < count.length; c++) {
-            if (cycle[c] > now - count.length) {
-                used += count[c];
-            }
-        }
-        if (used >= core.moveEliminationSlots()) {
-            return false;
-        }
-        int at = (int) (now % count.length);
-        if (cycle[at] != now) {
-            cycle[at] = now;
-            count[at] = 0;
-        }
-        count[at]++;
-        return true;
-    }
 
-    /**
-     * The port a micro-op of port group {@code group} is bound to at renamer slot {@code slot} (that of its
-     * instruction's first fused micro-op in this cycle): loads alternate; otherwise the port with the fewest
-     * queued micro-ops at the start of the cycle (ties to the higher port), except that odd slots take
-     * the second least loaded unless it has 3 or more micro-ops more.
-     */
-    private int bindPort(int group, int slot) {
-        int[] members = simulator.ports().members(group);
-        if (members.length == 1) {
-            return members[0];
-        }
-        if (group == loadGroup) {
-            return members[loadTurn++ % members.length];
-        }
-        int best = -1;
-        int second = -1;
-        for (int port : members) { // members ascend, so >= prefers the higher port on ties
-            if (best < 0 || queuedAtStart[port] <= queuedAtStart[best]) {
-                second = best;
-                best = port;
-            } else if (second < 0 || queuedAtStart[port] <= queuedAtStart[second]) {
-                second = port;
-            }
-        }
-        return slot % 2 == 1 && queuedAtStart[second] - queuedAtStart[best] < 3 ? second : best;
-    }
 
-    /** Decodes from the instruction queue into the micro-op queue (see the class description). */
-    void decode() {
-        if (!options.frontEnd() || microcodeBusyUntil > now) {
-            return;
-        }
-        if (source != Simulator.UopSource.LEGACY) {
-            deliver();
-            return;
-        }
-        int count = 0;
-        int uops = 0;
-        while (decodeNext < predecodeNext && count < core.decoders() && predecoded[decodeNext & mask] < now) {
-            InstructionShape s = shape[decodeNext % n];
-            int u = s.decodeUops();
-            if (fusedTail[decodeNext % n]) { // decoded with its flag setter, by the same decoder
-                decoded[decodeNext++ & mask] = now;
-                continue;
-            }
-            int next = decodeNext + 1;
-            if (next < total && fusedTail[next % n] && (next >= predecodeNext || predecoded[next & mask] >= now)) {
-                return; // a flag setter waits for the jump it fuses with
-            }
-            if (queuedUops + u > core.uopQueue() && queuedUops > 0) {
-                return;
-            }
-            if (s.microcoded()) {
-                if (count > 0) {
-                    return;
-                }
-                // Switch to the microcode sequencer and back; it delivers msUopsPerCycle micro-ops a cycle.
-                long last = now + core.msSwitchCycles() + (u + core.msUopsPerCycle() - 1) / core.msUopsPerCycle() - 1;
-                decoded[decodeNext++ & mask] = last;
-                queuedUops += u;
-                microcodeBusyUntil = last + 1;
-                return;
-            }
-            if (count > 0 && (s.complex() || uops + u > core.decodeUops())) {
-                return;
-            }
-            decoded[decodeNext++ & mask] = now;
-            queuedUops += u;
-            uops += u;
-            count++;
-            if (decodeNext < total && fusedTail[decodeNext % n]) { // the jump fused with it comes along
-                decoded[decodeNext++ & mask] = now;
-            }
-        }
-    }
 
-    /**
-     * A loop's micro-ops from the micro-op cache or the loop stream detector, in place of predecoding and
-     * decoding: up to the source's width a cycle ({@code dsbUopsPerCycle}, or the issue width for the LSD),
-     * the taken jump at the end of an iteration ending the cycle's delivery.
-     */
-    private void deliver() {
-        int width = source == Simulator.UopSource.DSB ? core.loop().dsbUopsPerCycle() : core.issueWidth();
-        int uops = 0;
-        while (decodeNext < total && decodeNext - nextRetire + 2 * n < predecoded.length) {
-            int i = decodeNext % n;
-            int u = shape[i].decodeUops();
-            if (queuedUops + u > core.uopQueue() && queuedUops > 0 || uops + u > width && uops > 0) {
-                return;
-            }
-            born(decodeNext);
-            predecoded[decodeNext & mask] = now;
-            decoded[decodeNext & mask] = now;
-            queuedUops += u;
-            uops += u;
-            decodeNext++;
-            predecodeNext = decodeNext;
-            if (i == n - 1 && (source == Simulator.UopSource.DSB || decodeNext / n % lsdCopies == 0)) {
-                return; // a taken jump ends the cycle's delivery (the LSD's at the end of its unrolled copies)
-            }
-        }
-    }
 
-    /** Predecodes from the current aligned window into the instruction queue (see the class description). */
-    void predecode() {
-        if (predecodeNext >= total || source != Simulator.UopSource.LEGACY) {
-            return;
-        }
-        if (predecodeStall > 0) {
-            predecodeStall--;
-            return;
-        }
-        long windowEnd = (window + 1) * core.predecodeBytes();
-        int marked = 0;
-        while (predecodeNext < total && marked < core.predecodeWidth()
-                && predecodeNext - decodeNext < core.instructionQueue() && end(predecodeNext) < windowEnd
-                && predecodeNext - nextRetire + 2 * n < predecoded.length) {
-            born(predecodeNext);
-            predecoded[predecodeNext & mask] = now;
-            if (shape[predecodeNext % n].lengthChanging()) {
-                predecodeStall += core.lcpPenalty();
-            }
-            predecodeNext++;
-            marked++;
-        }
-        if (predecodeNext >= total || end(predecodeNext) >= windowEnd) {
-            if (marked == core.predecodeWidth() && predecodeNext < total
-                    && address(predecodeNext) + shape[predecodeNext % n].opcodeOffset() < windowEnd) {
-                predecodeStall++; // its opcode is in this window, but all its slots are used
-            }
-            window++;
-        }
-    }
 
-    /** Address of instance {@code j}'s first byte (block start at 0, aligned). */
-    private long address(int j) {
-        return (j / n) * blockBytes + offset[j % n];
-    }
 
-    /** Address of instance {@code j}'s last byte. */
-    private long end(int j) {
-        return address(j) + shape[j % n].length() - 1;
-    }
 
     /** Ends the cycle. */
     void tick() {

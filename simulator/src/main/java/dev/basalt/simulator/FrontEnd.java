@@ -1,0 +1,134 @@
+package dev.basalt.simulator;
+
+/**
+ * Fetch, predecode and decode (the legacy decoders), or a loop's micro-ops from the micro-op cache or the loop
+ * stream detector: from the block's bytes to the micro-op queue. See {@link Pipeline}.
+ */
+final class FrontEnd {
+
+    private final Pipeline pl;
+
+    FrontEnd(Pipeline pl) {
+        this.pl = pl;
+    }
+
+    /** Predecodes from the current aligned window into the instruction queue (see {@link Pipeline}). */
+    void predecode() {
+        if (pl.predecodeNext >= pl.total || pl.source != Simulator.UopSource.LEGACY) {
+            return;
+        }
+        if (pl.predecodeStall > 0) {
+            pl.predecodeStall--;
+            return;
+        }
+        long windowEnd = (pl.window + 1) * pl.core.predecodeBytes();
+        int marked = 0;
+        while (pl.predecodeNext < pl.total && marked < pl.core.predecodeWidth()
+                && pl.predecodeNext - pl.decodeNext < pl.core.instructionQueue() && end(pl.predecodeNext) < windowEnd
+                && pl.predecodeNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length) {
+            pl.born(pl.predecodeNext);
+            pl.predecoded[pl.predecodeNext & pl.mask] = pl.now;
+            if (pl.shape[pl.predecodeNext % pl.n].lengthChanging()) {
+                pl.predecodeStall += pl.core.lcpPenalty();
+            }
+            pl.predecodeNext++;
+            marked++;
+        }
+        if (pl.predecodeNext >= pl.total || end(pl.predecodeNext) >= windowEnd) {
+            if (marked == pl.core.predecodeWidth() && pl.predecodeNext < pl.total
+                    && address(pl.predecodeNext) + pl.shape[pl.predecodeNext % pl.n].opcodeOffset() < windowEnd) {
+                pl.predecodeStall++; // its opcode is in this window, but all its slots are used
+            }
+            pl.window++;
+        }
+    }
+
+    /** Decodes from the instruction queue into the micro-op queue (see {@link Pipeline}). */
+    void decode() {
+        if (!pl.options.frontEnd() || pl.microcodeBusyUntil > pl.now) {
+            return;
+        }
+        if (pl.source != Simulator.UopSource.LEGACY) {
+            deliver();
+            return;
+        }
+        int count = 0;
+        int uops = 0;
+        while (pl.decodeNext < pl.predecodeNext && count < pl.core.decoders()
+                && pl.predecoded[pl.decodeNext & pl.mask] < pl.now) {
+            InstructionShape s = pl.shape[pl.decodeNext % pl.n];
+            int u = s.decodeUops();
+            if (pl.fusedTail[pl.decodeNext % pl.n]) { // decoded with its flag setter, by the same decoder
+                pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
+                continue;
+            }
+            int next = pl.decodeNext + 1;
+            if (next < pl.total && pl.fusedTail[next % pl.n]
+                    && (next >= pl.predecodeNext || pl.predecoded[next & pl.mask] >= pl.now)) {
+                return; // a flag setter waits for the jump it fuses with
+            }
+            if (pl.queuedUops + u > pl.core.uopQueue() && pl.queuedUops > 0) {
+                return;
+            }
+            if (s.microcoded()) {
+                if (count > 0) {
+                    return;
+                }
+                // Switch to the microcode sequencer and back; it delivers msUopsPerCycle micro-ops a cycle.
+                long last = pl.now + pl.core.msSwitchCycles()
+                        + (u + pl.core.msUopsPerCycle() - 1) / pl.core.msUopsPerCycle() - 1;
+                pl.decoded[pl.decodeNext++ & pl.mask] = last;
+                pl.queuedUops += u;
+                pl.microcodeBusyUntil = last + 1;
+                return;
+            }
+            if (count > 0 && (s.complex() || uops + u > pl.core.decodeUops())) {
+                return;
+            }
+            pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
+            pl.queuedUops += u;
+            uops += u;
+            count++;
+            if (pl.decodeNext < pl.total && pl.fusedTail[pl.decodeNext % pl.n]) { // the jump fused with it comes along
+                pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
+            }
+        }
+    }
+
+    /**
+     * A loop's micro-ops from the micro-op cache or the loop stream detector, in place of predecoding and
+     * decoding: up to the source's width a cycle ({@code dsbUopsPerCycle}, or the issue width for the LSD),
+     * the taken jump at the end of an iteration ending the cycle's delivery.
+     */
+    private void deliver() {
+        int width = pl.source == Simulator.UopSource.DSB ? pl.core.loop().dsbUopsPerCycle() : pl.core.issueWidth();
+        int uops = 0;
+        while (pl.decodeNext < pl.total && pl.decodeNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length) {
+            int i = pl.decodeNext % pl.n;
+            int u = pl.shape[i].decodeUops();
+            if (pl.queuedUops + u > pl.core.uopQueue() && pl.queuedUops > 0 || uops + u > width && uops > 0) {
+                return;
+            }
+            pl.born(pl.decodeNext);
+            pl.predecoded[pl.decodeNext & pl.mask] = pl.now;
+            pl.decoded[pl.decodeNext & pl.mask] = pl.now;
+            pl.queuedUops += u;
+            uops += u;
+            pl.decodeNext++;
+            pl.predecodeNext = pl.decodeNext;
+            if (i == pl.n - 1 && (pl.source == Simulator.UopSource.DSB || pl.decodeNext / pl.n % pl.lsdCopies == 0)) {
+                return; // a taken jump ends the cycle's delivery (the LSD's at the end of its unrolled copies)
+            }
+        }
+    }
+
+    /** Address of instance {@code j}'s first byte (block start at 0, aligned). */
+    private long address(int j) {
+        return (j / pl.n) * pl.blockBytes + pl.offset[j % pl.n];
+    }
+
+    /** Address of instance {@code j}'s last byte. */
+    private long end(int j) {
+        return address(j) + pl.shape[j % pl.n].length() - 1;
+    }
+}

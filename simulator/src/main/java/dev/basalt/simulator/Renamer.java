@@ -1,0 +1,146 @@
+package dev.basalt.simulator;
+
+/**
+ * The renamer: issues fused micro-ops from the micro-op queue into the reorder buffer and the scheduler, in
+ * order, eliminating moves and zero idioms and binding each micro-op to a port. See {@link Pipeline}.
+ */
+final class Renamer {
+
+    private final Pipeline pl;
+
+    Renamer(Pipeline pl) {
+        this.pl = pl;
+    }
+
+    /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
+    void rename() {
+        int slots = pl.idealBackEnd ? Integer.MAX_VALUE : pl.core.issueWidth();
+        // binding sees the counts of the cycle's start
+        System.arraycopy(pl.queued, 0, pl.queuedAtStart, 0, pl.portCount);
+        while (pl.renameNext < pl.total && slots > 0 && (pl.options.frontEnd()
+                ? pl.renameNext < pl.decodeNext && pl.decoded[pl.renameNext & pl.mask] < pl.now
+                : pl.renameNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length)) {
+            int j = pl.renameNext;
+            int i = j % pl.n;
+            int uops = pl.issueSlots[i];
+            if (i == 0 && pl.source == Simulator.UopSource.LSD && slots < pl.core.issueWidth()
+                    && (j / pl.n) % pl.lsdCopies == 0) {
+                return; // the loop stream detector does not issue two of its (unrolled) loops in one cycle
+            }
+            if (pl.renamedSlotsOfCurrent == 0) {
+                if (uops > slots && uops <= pl.core.issueWidth()) {
+                    return; // an instruction's fused micro-ops issue together
+                }
+                if (!pl.idealBackEnd && !fits(i)) {
+                    return;
+                }
+            }
+            int take = Math.min(slots, uops - pl.renamedSlotsOfCurrent);
+            slots -= take;
+            pl.renamedSlotsOfCurrent += take;
+            if (pl.renamedSlotsOfCurrent < uops) {
+                return; // the rest of this instruction's micro-ops issue next cycle
+            }
+            pl.renamedSlotsOfCurrent = 0;
+            enter(j, i, (pl.idealBackEnd ? 0 : pl.core.issueWidth()) - slots - uops);
+            pl.renameNext++;
+        }
+    }
+
+    /** Whether instruction {@code i} fits in the reorder buffer and scheduler (an empty one takes anything). */
+    private boolean fits(int i) {
+        boolean robFull = pl.robUops > 0 && pl.robUops + pl.issueSlots[i] > pl.params.robSize();
+        boolean schedulerFull = !pl.shape[i].noPort() && pl.schedUops > 0
+                && pl.schedUops + pl.unfused[i] > pl.params.schedulerSize();
+        return !robFull && !schedulerFull;
+    }
+
+    /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
+    private void enter(int j, int i, int slot) {
+        int at = j & pl.mask;
+        if (!pl.options.frontEnd()) {
+            pl.born(j);
+        }
+        pl.renamed[at] = pl.now;
+        pl.robUops += pl.issueSlots[i];
+        if (pl.options.frontEnd()) {
+            pl.queuedUops -= pl.shape[i].decodeUops();
+        }
+        if (pl.shape[i].noPort()) {
+            pl.issued[at] = pl.now;
+            pl.done[at] = pl.now;
+            return;
+        }
+        pl.wake[pl.schedCount] = pl.now + 1;
+        pl.earliestWake = Math.min(pl.earliestWake, pl.now + 1);
+        pl.scheduler[pl.schedCount++] = j;
+        int file = pl.shape[i].moveRegisterFile();
+        if (file > 0 && eliminate(file)) {
+            pl.eliminated[at] = true;
+            return;
+        }
+        pl.schedUops += pl.unfused[i];
+        if (pl.options.issueTimePorts()) {
+            int[] d = pl.demand[i];
+            for (int k = 0; k < d.length; k++) {
+                if (d[k] < 0) {
+                    pl.bound[(j & pl.mask) * pl.maxDemand + k] = -d[k] - 1;
+                    k++;
+                } else {
+                    int port = bindPort(d[k], slot);
+                    pl.bound[(j & pl.mask) * pl.maxDemand + k] = port;
+                    pl.queued[port]++;
+                }
+            }
+        }
+    }
+
+    /** Whether a move-elimination slot of register file {@code file} is free this cycle (and takes it). */
+    private boolean eliminate(int file) {
+        int[] count = pl.eliminations[file];
+        long[] cycle = pl.eliminationCycle[file];
+        int used = 0;
+        for (int c = 0; c < count.length; c++) {
+            if (cycle[c] > pl.now - count.length) {
+                used += count[c];
+            }
+        }
+        if (used >= pl.core.moveEliminationSlots()) {
+            return false;
+        }
+        int at = (int) (pl.now % count.length);
+        if (cycle[at] != pl.now) {
+            cycle[at] = pl.now;
+            count[at] = 0;
+        }
+        count[at]++;
+        return true;
+    }
+
+    /**
+     * The port a micro-op of port group {@code group} is bound to at renamer slot {@code slot} (that of its
+     * instruction's first fused micro-op in this cycle): loads alternate; otherwise the port with the fewest
+     * queued micro-ops at the start of the cycle (ties to the higher port), except that odd slots take
+     * the second least loaded unless it has 3 or more micro-ops more.
+     */
+    private int bindPort(int group, int slot) {
+        int[] members = pl.simulator.ports().members(group);
+        if (members.length == 1) {
+            return members[0];
+        }
+        if (group == pl.loadGroup) {
+            return members[pl.loadTurn++ % members.length];
+        }
+        int best = -1;
+        int second = -1;
+        for (int port : members) { // members ascend, so >= prefers the higher port on ties
+            if (best < 0 || pl.queuedAtStart[port] <= pl.queuedAtStart[best]) {
+                second = best;
+                best = port;
+            } else if (second < 0 || pl.queuedAtStart[port] <= pl.queuedAtStart[second]) {
+                second = port;
+            }
+        }
+        return slot % 2 == 1 && pl.queuedAtStart[second] - pl.queuedAtStart[best] < 3 ? second : best;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.basalt.simulator;
+
+/**
+ * Retirement, in program order, and the steady state it reveals. See {@link Pipeline}.
+ */
+final class Retirement {
+
+    private final Pipeline pl;
+
+    Retirement(Pipeline pl) {
+        this.pl = pl;
+    }
+
+    /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
+    void retire() {
+        int slots = pl.idealBackEnd ? Integer.MAX_VALUE : pl.core.retireWidth();
+        while (pl.nextRetire < pl.renameNext && pl.done[pl.nextRetire & pl.mask] <= pl.now && slots > 0) {
+            int uops = pl.issueSlots[pl.nextRetire % pl.n];
+            if (uops > slots && slots < pl.core.retireWidth()) {
+                return; // a wide instruction retires at the start of a cycle
+            }
+            slots -= uops;
+            pl.robUops -= uops;
+            int j = pl.nextRetire;
+            int at = j & pl.mask;
+            pl.waitSum[j % pl.n] += pl.issued[at] - pl.renamed[at];
+            pl.retireSignature = pl.retireSignature * 31 + (pl.now - pl.done[at]);
+            if (pl.timeline.size() < pl.timelineSize) {
+                pl.timeline.add(new int[] {j, (int) pl.predecoded[at], (int) pl.decoded[at], (int) pl.renamed[at],
+                        (int) pl.issued[at],
+                        (int) pl.done[at], (int) pl.now});
+            }
+            pl.nextRetire++;
+            if (pl.nextRetire % pl.n == 0 && iterationRetired(pl.nextRetire / pl.n - 1)) {
+                return;
+            }
+        }
+    }
+
+    /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
+    private boolean iterationRetired(int k) {
+        pl.iterationRetired[k] = pl.now;
+        pl.iterationSignature[k] = pl.retireSignature;
+        pl.retireSignature = 0;
+        // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations
+        // that each repeat the one a period before, in retire time and in how long each instance waited to retire,
+        // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
+        // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
+        long[] steady = pl.steadyState.offer(pl.iterationRetired, pl.iterationSignature, k);
+        if (steady == null) {
+            return false;
+        }
+        pl.period = steady[1];
+        pl.periodIterations = (int) steady[2];
+        pl.finalCycles = steady[0] + 1;
+        pl.simulatedIterations = k + 1;
+        return true;
+    }
+}

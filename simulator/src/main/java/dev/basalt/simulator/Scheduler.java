@@ -1,0 +1,279 @@
+package dev.basalt.simulator;
+
+/**
+ * The scheduler and execution: oldest first, every issued instruction whose sources are ready (registers,
+ * store-to-load forwarding) and whose ports, dividers, cache banks and fences allow. See {@link Pipeline}.
+ */
+final class Scheduler {
+
+    private final Pipeline pl;
+
+    Scheduler(Pipeline pl) {
+        this.pl = pl;
+    }
+
+    /**
+     * Executes, oldest first, every renamed instruction whose sources are ready and whose ports are free; a
+     * load+operation instruction first its load, then the rest.
+     */
+    void execute() {
+        if (pl.idealBackEnd) {
+            for (int s = 0; s < pl.schedCount; s++) {
+                pl.issued[pl.scheduler[s] & pl.mask] = pl.now;
+                pl.done[pl.scheduler[s] & pl.mask] = pl.now;
+            }
+            pl.schedCount = 0;
+            return;
+        }
+        if (pl.now < pl.earliestWake) {
+            return; // no entry can execute before then: nothing to scan
+        }
+        pl.cycleLoadCount = 0;
+        int keep = 0;
+        long[] wake = pl.wake;
+        for (int s = 0; s < pl.schedCount; s++) {
+            int j = pl.scheduler[s];
+            if (wake[s] > pl.now) { // known not to be ready yet: the hot path of a full scheduler
+                wake[keep] = wake[s];
+                pl.scheduler[keep++] = j;
+                continue;
+            }
+            int i = j % pl.n;
+            int at = j & pl.mask;
+            if (pl.twoStep[i] && pl.loadDone[at] == Long.MAX_VALUE) {
+                if (ready(j, i, true) && bankFree(i)
+                        && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
+                    loaded(i);
+                    pl.loadDone[at] = pl.now + (pl.loading[i] ? pl.params.loadLatency() : 1);
+                    pl.notBefore[at] = 0; // the next step has other sources
+                    pl.blocker[at] = -1;
+                    pl.sourcesReady[at] = false;
+                    wake[keep] = pl.loadDone[at];
+                } else {
+                    wake[keep] = Math.max(pl.now + 1, pl.notBefore[at]);
+                }
+                pl.scheduler[keep++] = j;
+            } else if (ready(j, i, false) && (pl.eliminated[at] || (pl.twoStep[i] || !pl.loading[i] || bankFree(i))
+                    && takePorts(j, i, 0, pl.split[i], pl.opPart[i]))) {
+                if (!pl.twoStep[i] && pl.loading[i]) {
+                    loaded(i);
+                }
+                pl.issued[at] = pl.now;
+                pl.done[at] = pl.eliminated[at] ? pl.now : pl.twoStep[i] && pl.loading[i]
+                        ? pl.now + pl.opLatency[i] : pl.now + pl.latency[i];
+                if (!pl.eliminated[at]) {
+                    pl.schedUops -= pl.unfused[i];
+                }
+            } else {
+                wake[keep] = Math.max(pl.now + 1, pl.notBefore[at]);
+                pl.scheduler[keep++] = j;
+            }
+        }
+        pl.schedCount = keep;
+        long soonest = Long.MAX_VALUE;
+        for (int s = 0; s < keep; s++) {
+            soonest = Math.min(soonest, wake[s]);
+        }
+        pl.earliestWake = soonest;
+    }
+
+    /**
+     * Whether the sources of instance {@code j} are ready. For the load step of a two-step instruction: its
+     * address registers, and a store it reads from (its data arrives by forwarding). For the rest of a two-step
+     * instruction: the loaded data and its other sources. Otherwise: every register producer's result (less the
+     * consumer's read-advance) and the forwarded data of a store.
+     */
+    private boolean ready(int j, int i, boolean loadStep) {
+        int at = j & pl.mask;
+        if (pl.sourcesReady[at]) {
+            return true; // ready before, held up by its ports: sources do not become unready
+        }
+        if (pl.notBefore[at] > pl.now) {
+            return false; // a source already known to arrive later
+        }
+        if (pl.locked[i] && !lockMayStart(j)) {
+            pl.notBefore[at] = pl.now + 1;
+            return false;
+        }
+        if (pl.fence[i] && !olderFinished(j)) {
+            pl.notBefore[at] = pl.now + 1; // a fence executes once everything before it has finished
+            return false;
+        }
+        if (pl.fenceBack[i] > 0 && j - pl.fenceBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.fenceBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // and nothing after it executes before it has
+            return false;
+        }
+        if (pl.memoryAccess[i] && pl.lockBack[i] > 0 && j - pl.lockBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.lockBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // a younger memory access waits for the lock before it
+            return false;
+        }
+        if (pl.storeFence[i] && !olderStoresFinished(j)) {
+            pl.notBefore[at] = pl.now + 1; // sfence executes once the older stores have finished
+            return false;
+        }
+        if (pl.storing[i] && pl.storeFenceBack[i] > 0 && j - pl.storeFenceBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.storeFenceBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // and a younger store waits for it
+            return false;
+        }
+        int waitingFor = pl.blocker[at];
+        if (waitingFor >= 0) {
+            if (pl.done[waitingFor & pl.mask] == Long.MAX_VALUE) {
+                return false; // the producer that held it up last time has still not executed
+            }
+            pl.blocker[at] = -1;
+        }
+        long earliest = pl.twoStep[i] && !loadStep ? pl.loadDone[at] : 0;
+        boolean unknown = earliest == Long.MAX_VALUE;
+        int iteration = j / pl.n;
+        for (int k = pl.start[i]; k < pl.start[i + 1] && !unknown; k++) {
+            boolean forLoad = pl.memorySource[k] || pl.addressSource[k];
+            if (pl.twoStep[i] && forLoad != loadStep) {
+                continue;
+            }
+            int iter = iteration - pl.producers[2 * k + 1];
+            if (iter < 0) {
+                continue; // the first iteration's loop-carried inputs are ready
+            }
+            int p = iter * pl.n + pl.producers[2 * k];
+            long d = pl.done[p & pl.mask];
+            if (d == Long.MAX_VALUE) {
+                unknown = true;
+                pl.blocker[at] = p;
+            } else if (pl.memorySource[k]) {
+                // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
+                // that its own load latency ends then. Without forwarding it waits for the store.
+                earliest = Math.max(earliest, !pl.options.storeForwarding() ? d : d + pl.core.storeForwardLatency()
+                        - pl.params.loadLatency() + (pl.partialSource[k] ? pl.core.storeForwardFailPenalty() : 0));
+            } else {
+                earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]));
+            }
+        }
+        if (!unknown && pl.stackSync[i] && pl.syncProducer[i] >= 0 && !(pl.twoStep[i] && !loadStep)) {
+            // The sync micro-op adds the engine's offset to rsp as the last explicit write left it.
+            int iter = iteration - (pl.syncProducer[i] >= i ? 1 : 0);
+            if (iter >= 0) {
+                int p = iter * pl.n + pl.syncProducer[i];
+                long d = pl.done[p & pl.mask];
+                unknown = d == Long.MAX_VALUE;
+                if (unknown) {
+                    pl.blocker[at] = p;
+                }
+                earliest = Math.max(earliest, d + 1);
+            }
+        }
+        if (unknown || earliest > pl.now) {
+            if (!unknown || earliest > pl.notBefore[at]) {
+                pl.notBefore[at] = Math.max(pl.notBefore[at], unknown ? Math.min(earliest, pl.now + 1) : earliest);
+            }
+            return false;
+        }
+        pl.sourcesReady[at] = true;
+        return true;
+    }
+
+    /**
+     * Whether instruction {@code i}'s load can use the data cache this cycle: on a CPU with cache banks, not when a
+     * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11).
+     */
+    private boolean bankFree(int i) {
+        if (pl.loadOffset == null || pl.loadOffset[i] < 0) {
+            return true;
+        }
+        int a = pl.loadOffset[i];
+        for (int k = 0; k < pl.cycleLoadCount; k++) {
+            int b = pl.cycleLoads[k];
+            if (((a ^ b) & 0x3c) == 0 && ((a ^ b) & 0xfc0) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Notes that instruction {@code i}'s load executed this cycle. */
+    private void loaded(int i) {
+        if (pl.loadOffset != null && pl.loadOffset[i] >= 0 && pl.cycleLoadCount < pl.cycleLoads.length) {
+            pl.cycleLoads[pl.cycleLoadCount++] = pl.loadOffset[i];
+        }
+    }
+
+    /** Whether every instance older than {@code j} has finished. */
+    private boolean olderFinished(int j) {
+        for (int k = pl.nextRetire; k < j; k++) {
+            if (pl.done[k & pl.mask] > pl.now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether store fence instance {@code j} may execute: every older store has finished. */
+    private boolean olderStoresFinished(int j) {
+        for (int k = pl.nextRetire; k < j; k++) {
+            if (pl.storing[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
+    private boolean lockMayStart(int j) {
+        for (int k = pl.nextRetire; k < j; k++) {
+            if (pl.memoryAccess[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Takes the ports of micro-ops {@code from..to} of instance {@code j} this cycle, or nothing: their bound
+     * ports, or any free ones ({@code part}, the same micro-ops, for execution-time choice).
+     */
+    private boolean takePorts(int j, int i, int from, int to, int[] part) {
+        int[] d = pl.demand[i];
+        if (!pl.options.issueTimePorts()) {
+            if (!pl.simulator.ports().reserve(part, pl.portFree, pl.portUse, pl.scratch, pl.now, pl.taken)) {
+                return false;
+            }
+            account(j);
+            return true;
+        }
+        int base = (j & pl.mask) * pl.maxDemand;
+        for (int k = from; k < to; k++) {
+            if (pl.portFree[pl.bound[base + k]] > pl.now) {
+                return false;
+            }
+            if (d[k] < 0) {
+                k++;
+            }
+        }
+        // Each micro-op holds its port a cycle more (a divider its cycles): a port taken twice is busy two.
+        int busy = (j / pl.n) * pl.portCount;
+        pl.busiestIteration = Math.max(pl.busiestIteration, j / pl.n);
+        for (int k = from; k < to; k++) {
+            int port = pl.bound[base + k];
+            boolean divider = d[k] < 0;
+            int cycles = divider ? d[++k] : 1;
+            pl.portFree[port] = Math.max(pl.portFree[port], pl.now) + cycles;
+            pl.portUse[port] += cycles;
+            pl.portBusy[busy + port] += cycles;
+            if (!divider) {
+                pl.queued[port]--;
+            }
+        }
+        return true;
+    }
+
+    /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
+    private void account(int j) {
+        int base = (j / pl.n) * pl.portCount;
+        pl.busiestIteration = Math.max(pl.busiestIteration, j / pl.n);
+        for (int p = 0; p < pl.portCount; p++) {
+            pl.portBusy[base + p] += pl.taken[p];
+        }
+    }
+}
