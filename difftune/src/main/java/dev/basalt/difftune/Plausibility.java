@@ -36,6 +36,8 @@ public final class Plausibility {
      *     costs nothing, which no CPU has).</li>
      * <li>A form that loads ({@code example} reads memory) has at least the load latency: its result cannot come
      *     before its data.</li>
+     * <li>A form imported with a latency of a cycle or more keeps at least one: only a zero idiom or an eliminated
+     *     move (imported at 0) has its result at once (the Skylake search once took {@code SHL r64, CL} to 0).</li>
      * </ul>
      *
      * @param example     an instruction of the form (to see its operands), or null
@@ -48,6 +50,9 @@ public final class Plausibility {
     public static boolean allowed(String form, Instruction example, InstructionParams row, InstructionParams defaultRow,
                                   int loadLatency, String memoryPorts, boolean secondGeneration) {
         if (isSingleCycleAlu(form) && row.latency() != 1) {
+            return false;
+        }
+        if (defaultRow.latency() >= 1 && row.latency() < 1) {
             return false;
         }
         if (secondGeneration && row.readAdvance() != defaultRow.readAdvance()) {

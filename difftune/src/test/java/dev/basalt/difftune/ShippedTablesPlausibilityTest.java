@@ -58,6 +58,31 @@ class ShippedTablesPlausibilityTest {
         }
     }
 
+    /** Only a form imported at latency 0 (a zero idiom, an eliminated move) may have its result at once. */
+    @Test
+    void noTunedFormWentToLatencyZero() {
+        List<String> wrong = new ArrayList<>();
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
+            SimulatorParams imported = SimulatorParams.imported(m).orElse(null);
+            if (tuned == null || imported == null) {
+                continue;
+            }
+            tuned.forms().forEach((form, row) -> {
+                InstructionParams before = imported.forms().get(form);
+                if (before != null && before.latency() >= 1 && row.latency() < 1) {
+                    wrong.add(m + " " + form + " latency " + before.latency() + " -> " + row.latency());
+                }
+            });
+        }
+        assertEquals(List.of(), wrong);
+        InstructionParams shl = new InstructionParams(3, 3, 0, Map.of("06", 3));
+        assertFalse(Plausibility.allowed("SHL r64, CL", null, new InstructionParams(3, 0, 0, Map.of("06", 3)), shl, 5,
+                "", true));
+        assertTrue(Plausibility.allowed("SHL r64, CL", null, new InstructionParams(3, 1, 0, Map.of("06", 3)), shl, 5,
+                "", true));
+    }
+
     @Test
     void theRuleKnowsWhichFormsAreRegisterOnlyAlu() {
         assertTrue(Plausibility.isSingleCycleAlu("CMP r64, i32"));
