@@ -74,6 +74,15 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     }
 
     @Override
+    protected int unseenTokens(GraniteGraph graph) {
+        int unseen = 0;
+        for (GraniteGraph.Node node : graph.nodes()) {
+            unseen += vocabulary().id(node.token()) == 0 ? 1 : 0;
+        }
+        return unseen;
+    }
+
+    @Override
     protected GraniteGraph prepare(BasicBlock block) {
         return GraniteGraph.of(block, config().memoryPolicy());
     }

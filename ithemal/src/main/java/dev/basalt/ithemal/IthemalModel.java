@@ -75,6 +75,17 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
     }
 
     @Override
+    protected int unseenTokens(List<List<String>> tokens) {
+        int unseen = 0;
+        for (List<String> instruction : tokens) {
+            for (String t : instruction) {
+                unseen += vocabulary().id(t) == 0 ? 1 : 0;
+            }
+        }
+        return unseen;
+    }
+
+    @Override
     protected IthemalBatch batch(List<List<List<String>>> blocks, float[] priorRows, List<float[][]> statistics) {
         return new IthemalBatch(blocks, vocabulary(), priorRows, statistics);
     }

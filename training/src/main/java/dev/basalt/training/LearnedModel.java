@@ -127,6 +127,11 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
      */
     protected abstract B batch(List<T> blocks, float[] priorRows, List<float[][]> statistics);
 
+    /** Tokens of a prepared block that the vocabulary does not hold (forms the model never saw); 0 by default. */
+    protected int unseenTokens(T prepared) {
+        return 0;
+    }
+
     /** Whether the network takes the prior's per-instruction statistics as inputs (its hybrid inputs). */
     protected boolean hybrid() {
         return false;
@@ -358,8 +363,8 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
     private void predictBatch(List<BasicBlock> blocks, List<Integer> chunk, int head, float[][] p,
                               float[][][] statistics, Calibration calibration, Prediction[] out) {
         int heads = cpus().size();
-        B batch = batch(chunk.stream().map(i -> prepare(blocks.get(i))).toList(),
-                p == null ? null : Priors.rows(p, chunk), pick(statistics, chunk));
+        List<T> prepared = chunk.stream().map(i -> prepare(blocks.get(i))).toList();
+        B batch = batch(prepared, p == null ? null : Priors.rows(p, chunk), pick(statistics, chunk));
         unknownTokens.addAndGet(batch.unknownTokens());
         try (NDManager m = manager().newSubManager()) {
             NDList y = forward(batch, m);
@@ -377,10 +382,14 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 double priorCycles = p == null ? 0 : p[g][head];
                 TrainingRange range = calibration == null || p == null ? null : calibration.range();
                 String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head);
+                int unseen = range == null || outside != null ? 0 : unseenTokens(prepared.get(k));
+                if (unseen > 0) {
+                    outside = unseen + " token" + (unseen == 1 ? "" : "s") + " of forms it was not trained on";
+                }
                 if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
                     out[g] = new Prediction(priorCycles, List.of(), priorCycles)
-                            .withNotes(List.of("outside " + name() + "'s training range (" + outside + "): the "
-                                    + range.priorName() + "'s cycles, with an interval twice as wide"))
+                            .withNotes(List.of("outside " + name() + "'s training range (" + outside + "): its "
+                                    + "prior's cycles (" + range.priorName() + "), with an interval twice as wide"))
                             .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)))
                             .withIntervals(calibration.widened(head, priorCycles));
                     continue;
