@@ -375,6 +375,8 @@ public final class Simulator {
         boolean[] stackOp = Sources.stackOps(block);
         boolean second = options.secondGeneration();
         List<int[]> portDemands = new ArrayList<>();
+        // The second machine's latencies as a run takes them (dividers on small operands, slow lea, locks).
+        BlockFacts facts = second ? new BlockFacts(this, block, options) : null;
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             InstructionParams row = resolve(insn.form()).row();
@@ -389,7 +391,7 @@ public final class Simulator {
             } else {
                 uops += Math.max(1, row.uops());
             }
-            latency[i] = zero ? 0f : Math.max(0, row.latency());
+            latency[i] = zero ? 0f : Math.max(0, facts != null ? facts.latency[i] : row.latency());
             readAdvance[i] = Math.max(0, row.readAdvance());
         }
         double dispatch = uops / (second ? params.core().issueWidth() : params.dispatchWidth());
