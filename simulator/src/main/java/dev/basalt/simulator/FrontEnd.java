@@ -6,7 +6,7 @@ package dev.basalt.simulator;
  */
 final class FrontEnd {
 
-    private final Pipeline pl;
+    private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
 
     FrontEnd(Pipeline pl) {
         this.pl = pl;
@@ -14,6 +14,7 @@ final class FrontEnd {
 
     /** Predecodes from the current aligned window into the instruction queue (see {@link Pipeline}). */
     void predecode() {
+        Pipeline pl = this.pl;
         if (pl.predecodeNext >= pl.total || pl.source != Simulator.UopSource.LEGACY) {
             return;
         }
@@ -45,6 +46,7 @@ final class FrontEnd {
 
     /** Decodes from the instruction queue into the micro-op queue (see {@link Pipeline}). */
     void decode() {
+        Pipeline pl = this.pl;
         if (!pl.options.frontEnd() || pl.microcodeBusyUntil > pl.now) {
             return;
         }
@@ -101,6 +103,7 @@ final class FrontEnd {
      * the taken jump at the end of an iteration ending the cycle's delivery.
      */
     private void deliver() {
+        Pipeline pl = this.pl;
         int width = pl.source == Simulator.UopSource.DSB ? pl.core.loop().dsbUopsPerCycle() : pl.core.issueWidth();
         int uops = 0;
         while (pl.decodeNext < pl.total && pl.decodeNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length) {
@@ -124,11 +127,13 @@ final class FrontEnd {
 
     /** Address of instance {@code j}'s first byte (block start at 0, aligned). */
     private long address(int j) {
+        Pipeline pl = this.pl;
         return (j / pl.n) * pl.blockBytes + pl.offset[j % pl.n];
     }
 
     /** Address of instance {@code j}'s last byte. */
     private long end(int j) {
+        Pipeline pl = this.pl;
         return address(j) + pl.shape[j % pl.n].length() - 1;
     }
 }

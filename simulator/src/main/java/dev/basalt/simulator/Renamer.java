@@ -6,7 +6,7 @@ package dev.basalt.simulator;
  */
 final class Renamer {
 
-    private final Pipeline pl;
+    private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
 
     Renamer(Pipeline pl) {
         this.pl = pl;
@@ -14,6 +14,7 @@ final class Renamer {
 
     /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
     void rename() {
+        Pipeline pl = this.pl;
         int slots = pl.idealBackEnd ? Integer.MAX_VALUE : pl.core.issueWidth();
         // binding sees the counts of the cycle's start
         System.arraycopy(pl.queued, 0, pl.queuedAtStart, 0, pl.portCount);
@@ -49,6 +50,7 @@ final class Renamer {
 
     /** Whether instruction {@code i} fits in the reorder buffer and scheduler (an empty one takes anything). */
     private boolean fits(int i) {
+        Pipeline pl = this.pl;
         boolean robFull = pl.robUops > 0 && pl.robUops + pl.issueSlots[i] > pl.params.robSize();
         boolean schedulerFull = !pl.shape[i].noPort() && pl.schedUops > 0
                 && pl.schedUops + pl.unfused[i] > pl.params.schedulerSize();
@@ -57,6 +59,7 @@ final class Renamer {
 
     /** Puts renamed instance {@code j} into the reorder buffer and, unless it needs no port, the scheduler. */
     private void enter(int j, int i, int slot) {
+        Pipeline pl = this.pl;
         int at = j & pl.mask;
         if (!pl.options.frontEnd()) {
             pl.born(j);
@@ -97,6 +100,7 @@ final class Renamer {
 
     /** Whether a move-elimination slot of register file {@code file} is free this cycle (and takes it). */
     private boolean eliminate(int file) {
+        Pipeline pl = this.pl;
         int[] count = pl.eliminations[file];
         long[] cycle = pl.eliminationCycle[file];
         int used = 0;
@@ -124,6 +128,7 @@ final class Renamer {
      * the second least loaded unless it has 3 or more micro-ops more.
      */
     private int bindPort(int group, int slot) {
+        Pipeline pl = this.pl;
         int[] members = pl.simulator.ports().members(group);
         if (members.length == 1) {
             return members[0];

@@ -5,7 +5,7 @@ package dev.basalt.simulator;
  */
 final class Retirement {
 
-    private final Pipeline pl;
+    private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
 
     Retirement(Pipeline pl) {
         this.pl = pl;
@@ -13,6 +13,7 @@ final class Retirement {
 
     /** Retires, in program order, up to the retire width of fused micro-ops of finished instructions. */
     void retire() {
+        Pipeline pl = this.pl;
         int slots = pl.idealBackEnd ? Integer.MAX_VALUE : pl.core.retireWidth();
         while (pl.nextRetire < pl.renameNext && pl.done[pl.nextRetire & pl.mask] <= pl.now && slots > 0) {
             int uops = pl.issueSlots[pl.nextRetire % pl.n];
@@ -39,6 +40,7 @@ final class Retirement {
 
     /** Records that iteration {@code k} retired now; whether the steady state gives the run's end. */
     private boolean iterationRetired(int k) {
+        Pipeline pl = this.pl;
         pl.iterationRetired[k] = pl.now;
         pl.iterationSignature[k] = pl.retireSignature;
         pl.retireSignature = 0;

@@ -6,7 +6,7 @@ package dev.basalt.simulator;
  */
 final class Scheduler {
 
-    private final Pipeline pl;
+    private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
 
     Scheduler(Pipeline pl) {
         this.pl = pl;
@@ -17,6 +17,7 @@ final class Scheduler {
      * load+operation instruction first its load, then the rest.
      */
     void execute() {
+        Pipeline pl = this.pl;
         if (pl.idealBackEnd) {
             for (int s = 0; s < pl.schedCount; s++) {
                 pl.issued[pl.scheduler[s] & pl.mask] = pl.now;
@@ -84,6 +85,7 @@ final class Scheduler {
      * consumer's read-advance) and the forwarded data of a store.
      */
     private boolean ready(int j, int i, boolean loadStep) {
+        Pipeline pl = this.pl;
         int at = j & pl.mask;
         if (pl.sourcesReady[at]) {
             return true; // ready before, held up by its ports: sources do not become unready
@@ -179,6 +181,7 @@ final class Scheduler {
      * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11).
      */
     private boolean bankFree(int i) {
+        Pipeline pl = this.pl;
         if (pl.loadOffset == null || pl.loadOffset[i] < 0) {
             return true;
         }
@@ -194,6 +197,7 @@ final class Scheduler {
 
     /** Notes that instruction {@code i}'s load executed this cycle. */
     private void loaded(int i) {
+        Pipeline pl = this.pl;
         if (pl.loadOffset != null && pl.loadOffset[i] >= 0 && pl.cycleLoadCount < pl.cycleLoads.length) {
             pl.cycleLoads[pl.cycleLoadCount++] = pl.loadOffset[i];
         }
@@ -201,6 +205,7 @@ final class Scheduler {
 
     /** Whether every instance older than {@code j} has finished. */
     private boolean olderFinished(int j) {
+        Pipeline pl = this.pl;
         for (int k = pl.nextRetire; k < j; k++) {
             if (pl.done[k & pl.mask] > pl.now) {
                 return false;
@@ -211,6 +216,7 @@ final class Scheduler {
 
     /** Whether store fence instance {@code j} may execute: every older store has finished. */
     private boolean olderStoresFinished(int j) {
+        Pipeline pl = this.pl;
         for (int k = pl.nextRetire; k < j; k++) {
             if (pl.storing[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
                 return false;
@@ -221,6 +227,7 @@ final class Scheduler {
 
     /** Whether locked instance {@code j} may execute: every older memory access has finished (it is a fence). */
     private boolean lockMayStart(int j) {
+        Pipeline pl = this.pl;
         for (int k = pl.nextRetire; k < j; k++) {
             if (pl.memoryAccess[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
                 return false;
@@ -234,6 +241,7 @@ final class Scheduler {
      * ports, or any free ones ({@code part}, the same micro-ops, for execution-time choice).
      */
     private boolean takePorts(int j, int i, int from, int to, int[] part) {
+        Pipeline pl = this.pl;
         int[] d = pl.demand[i];
         if (!pl.options.issueTimePorts()) {
             if (!pl.simulator.ports().reserve(part, pl.portFree, pl.portUse, pl.scratch, pl.now, pl.taken)) {
@@ -270,6 +278,7 @@ final class Scheduler {
 
     /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
     private void account(int j) {
+        Pipeline pl = this.pl;
         int base = (j / pl.n) * pl.portCount;
         pl.busiestIteration = Math.max(pl.busiestIteration, j / pl.n);
         for (int p = 0; p < pl.portCount; p++) {
