@@ -28,6 +28,8 @@ final class PortGroups {
     private final int slowLeaGroup;
     private final int takenBranchGroup;
     private final int[] groupMasks;
+    private final int[] portNumbers; // per port, its number, or -1 (a divider)
+    private final int[] alu015;
     // Names by mask, made on first use (the bounds name their binding set per block).
     private final String[] portSetNames;
 
@@ -65,12 +67,43 @@ final class PortGroups {
         this.slowLeaGroup = core.slowLeaPorts().isEmpty() ? -1 : groupIds.getOrDefault(core.slowLeaPorts(), -1);
         this.takenBranchGroup = core.loop().takenBranchPorts().isEmpty() ? -1
                 : groupIndex(core.loop().takenBranchPorts());
+        this.portNumbers = new int[portCount];
+        for (int p = 0; p < portCount; p++) {
+            String name = portNames.get(p);
+            portNumbers[p] = name.length() == 1 && Character.isDigit(name.charAt(0)) ? name.charAt(0) - '0' : -1;
+        }
+        int[] alu = null;
+        for (int[] m : groupList) {
+            if (m.length == 3 && java.util.Arrays.stream(m).map(p -> portNumbers[p]).sorted().boxed().toList()
+                    .equals(List.of(0, 1, 5))) {
+                alu = m;
+            }
+        }
+        this.alu015 = sixPorts() ? alu : null;
         this.groupMasks = new int[groupList.size()]; // every group exists by now
         for (int g = 0; g < groupMasks.length; g++) {
             for (int port : groupList.get(g)) {
                 groupMasks[g] |= 1 << port;
             }
         }
+    }
+
+    /**
+     * Whether the CPU has six execution ports (Sandy Bridge, Ivy Bridge: 0, 1, 5 and 2, 3, 4), whose renamer binds
+     * micro-ops to ports by another rule than the eight-port cores' (uiCA's reading of them, {@link Renamer}).
+     */
+    boolean sixPorts() {
+        return portNumbers.length > 0 && java.util.Arrays.stream(portNumbers).filter(n -> n >= 0).count() == 6;
+    }
+
+    /** On a six-port core, the members of its port group of ports 0, 1 and 5 (the integer ALUs), or null. */
+    int[] alu015() {
+        return alu015;
+    }
+
+    /** Port {@code index}'s number ("5" → 5), or -1 for a port not named by a digit (a divider). */
+    int portNumber(int index) {
+        return portNumbers[index];
     }
 
     /** How many ports the CPU has. */

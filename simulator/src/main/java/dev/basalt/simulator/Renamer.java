@@ -7,9 +7,13 @@ package dev.basalt.simulator;
 final class Renamer {
 
     private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
+    private final boolean sixPorts; // the CPU binds ports by the six-port rule (bindSixPorts)
+    private final int[] alu015; // the members of its port group 0, 1, 5, or null
 
     Renamer(Pipeline pl) {
         this.pl = pl;
+        this.sixPorts = pl.simulator.ports().sixPorts();
+        this.alu015 = pl.simulator.ports().alu015();
     }
 
     /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
@@ -136,6 +140,9 @@ final class Renamer {
         if (group == pl.loadGroup) {
             return members[pl.loadTurn++ % members.length];
         }
+        if (sixPorts) {
+            return bindSixPorts(members, slot);
+        }
         int best = -1;
         int second = -1;
         for (int port : members) { // members ascend, so >= prefers the higher port on ties
@@ -147,5 +154,57 @@ final class Renamer {
             }
         }
         return slot % 2 == 1 && pl.queuedAtStart[second] - pl.queuedAtStart[best] < 3 ? second : best;
+    }
+
+    /**
+     * {@link #bindPort} on a six-port core (Sandy Bridge, Ivy Bridge), as uiCA reads it: the least loaded port at the
+     * start of the cycle (ties to the lower port) when the ports' loads differ by 3 or more; otherwise, for a micro-op
+     * of ports 0, 1 and 5, a fixed order by its issue slot starting from the least loaded port (0: 0 5 1 0; 1: 1 5 0
+     * 1; 5: 5 1 0 5), and for any other group the least loaded port in even slots and the most loaded (ties to the
+     * higher port) in odd ones.
+     */
+    private int bindSixPorts(int[] members, int slot) {
+        Pipeline pl = this.pl;
+        PortGroups ports = pl.simulator.ports();
+        int min = -1;
+        int max = -1;
+        for (int port : members) {
+            int u = pl.queuedAtStart[port];
+            if (min < 0 || u < pl.queuedAtStart[min]
+                    || u == pl.queuedAtStart[min] && ports.portNumber(port) < ports.portNumber(min)) {
+                min = port;
+            }
+            if (max < 0 || u > pl.queuedAtStart[max]
+                    || u == pl.queuedAtStart[max] && ports.portNumber(port) > ports.portNumber(max)) {
+                max = port;
+            }
+        }
+        if (pl.queuedAtStart[max] - pl.queuedAtStart[min] >= 3) {
+            return min;
+        }
+        int s = slot & 3;
+        if (members.length == 3 && alu015 == members) {
+            int[] order = switch (ports.portNumber(min)) {
+                case 0 -> ORDER_0;
+                case 1 -> ORDER_1;
+                default -> ORDER_5;
+            };
+            return portOf(members, order[s]);
+        }
+        return s % 2 == 0 ? min : max;
+    }
+
+    private static final int[] ORDER_0 = {0, 5, 1, 0};
+    private static final int[] ORDER_1 = {1, 5, 0, 1};
+    private static final int[] ORDER_5 = {5, 1, 0, 5};
+
+    /** The member of {@code members} numbered {@code number}. */
+    private int portOf(int[] members, int number) {
+        for (int port : members) {
+            if (pl.simulator.ports().portNumber(port) == number) {
+                return port;
+            }
+        }
+        return members[0];
     }
 }

@@ -74,4 +74,20 @@ class ResidualMechanismsTest {
         double fresh = cycles(Microarchitecture.SKYLAKE, "4889f031d248f7f1", Simulator.MemoryModel.HARNESS);
         assertTrue(fresh >= 21 - 0.05 && fresh < 30, "fresh dividends: " + fresh);
     }
+
+    /**
+     * Ivy Bridge binds micro-ops to its three ALU ports by the six-port rule (uiCA's reading: by issue slot in a
+     * fixed order from the least loaded port): three independent one-cycle adds an iteration fill ports 0, 1 and 5
+     * exactly, one iteration a cycle, and four take 4/3 cycles — the eight-port rule the machine used before left
+     * them at 1.22 and 1.38.
+     */
+    @Test
+    void ivyBridgeBindsItsThreeAluPortsByTheSixPortRule() {
+        assertEquals(1.0, cycles(Microarchitecture.IVYBRIDGE, "4801d84801d94801da", Simulator.MemoryModel.HARNESS),
+                0.02);
+        assertEquals(4.0 / 3, cycles(Microarchitecture.IVYBRIDGE, "4801d84801d94801da4801de",
+                Simulator.MemoryModel.HARNESS), 0.02);
+        assertTrue(new Simulator(SimulatorParams.standard(Microarchitecture.IVYBRIDGE)).ports().sixPorts());
+        assertTrue(!new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL)).ports().sixPorts());
+    }
 }

@@ -389,9 +389,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
                     // No correction: every instruction's contribution is 0, and baseline plus them is the prediction.
                     out[g] = new Prediction(priorCycles, java.util.Collections.nCopies(parts.size(), 0.0), priorCycles)
+                            .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)))
                             .withNotes(List.of("outside " + name() + "'s training range (" + outside + "): its "
                                     + "prior's cycles (" + range.priorName() + "), with an interval twice as wide"))
-                            .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)))
                             .withIntervals(calibration.widened(head, priorCycles));
                     continue;
                 }
