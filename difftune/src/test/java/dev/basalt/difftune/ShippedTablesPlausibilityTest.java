@@ -41,8 +41,12 @@ class ShippedTablesPlausibilityTest {
         assertEquals(List.of(), wrong);
     }
 
-    @Test
-    void noTunedFormLostAllItsPorts() {
+    /** Each shipped tuned row with the imported row of its form (CPU, form, imported, tuned). */
+    private interface TunedRow {
+        void accept(Microarchitecture cpu, String form, InstructionParams imported, InstructionParams tuned);
+    }
+
+    private static void forEachTunedRow(TunedRow check) {
         for (Microarchitecture m : Microarchitecture.measured()) {
             SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
             SimulatorParams imported = SimulatorParams.imported(m).orElse(null);
@@ -51,30 +55,31 @@ class ShippedTablesPlausibilityTest {
             }
             tuned.forms().forEach((form, row) -> {
                 InstructionParams before = imported.forms().get(form);
-                if (before != null && !before.ports().isEmpty()) {
-                    assertFalse(row.ports().isEmpty(), m + " " + form + " lost all its ports");
+                if (before != null) {
+                    check.accept(m, form, before, row);
                 }
             });
         }
+    }
+
+    @Test
+    void noTunedFormLostAllItsPorts() {
+        forEachTunedRow((m, form, before, row) -> {
+            if (!before.ports().isEmpty()) {
+                assertFalse(row.ports().isEmpty(), m + " " + form + " lost all its ports");
+            }
+        });
     }
 
     /** Only a form imported at latency 0 (a zero idiom, an eliminated move) may have its result at once. */
     @Test
     void noTunedFormWentToLatencyZero() {
         List<String> wrong = new ArrayList<>();
-        for (Microarchitecture m : Microarchitecture.measured()) {
-            SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
-            SimulatorParams imported = SimulatorParams.imported(m).orElse(null);
-            if (tuned == null || imported == null) {
-                continue;
+        forEachTunedRow((m, form, before, row) -> {
+            if (before.latency() >= 1 && row.latency() < 1) {
+                wrong.add(m + " " + form + " latency " + before.latency() + " -> " + row.latency());
             }
-            tuned.forms().forEach((form, row) -> {
-                InstructionParams before = imported.forms().get(form);
-                if (before != null && before.latency() >= 1 && row.latency() < 1) {
-                    wrong.add(m + " " + form + " latency " + before.latency() + " -> " + row.latency());
-                }
-            });
-        }
+        });
         assertEquals(List.of(), wrong);
         InstructionParams shl = new InstructionParams(3, 3, 0, Map.of("06", 3));
         assertFalse(Plausibility.allowed("SHL r64, CL", null, new InstructionParams(3, 0, 0, Map.of("06", 3)), shl, 5,

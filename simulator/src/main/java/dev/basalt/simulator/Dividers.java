@@ -61,9 +61,10 @@ public record Dividers(Map<String, Timing> smallOperands) {
     }
 
     /**
-     * {@code ops} (a demand list: port groups, a divider as {@code -unit-1, cycles}) with divider {@code unit} held
-     * {@code cycles}: its entry's cycles replaced, or the entry added when the row holds no divider (llvm-mca's
-     * Haswell and Skylake rows spread an integer division's microcode over the ALU ports instead).
+     * {@code ops} (a demand list: port groups, a divider as {@code -unit-1, cycles}, the memory micro-ops last) with
+     * divider {@code unit} held {@code cycles}: its entry's cycles replaced, or the entry put first when the row holds
+     * no divider (llvm-mca's Haswell and Skylake rows spread an integer division's microcode over the ALU ports
+     * instead) — first, because a load+operation's list ends with its address micro-ops, which the machine splits off.
      */
     static int[] holding(int[] ops, int unit, int cycles) {
         for (int k = 0; k < ops.length; k++) {
@@ -73,9 +74,10 @@ public record Dividers(Map<String, Timing> smallOperands) {
                 return out;
             }
         }
-        int[] out = java.util.Arrays.copyOf(ops, ops.length + 2);
-        out[ops.length] = unit;
-        out[ops.length + 1] = cycles;
+        int[] out = new int[ops.length + 2];
+        out[0] = unit;
+        out[1] = cycles;
+        System.arraycopy(ops, 0, out, 2, ops.length);
         return out;
     }
 
