@@ -47,6 +47,9 @@ final class Pipeline extends BlockFacts {
     final int[] fenceBack;
     // Store fences: how many instances back the nearest earlier sfence is (0: none in the block).
     final int[] storeFenceBack;
+    // Whether instruction i meets any of the ordering rules (locks, fences, store fences): most blocks have none,
+    // and their instructions skip those checks.
+    final boolean[] ordered;
     final int lsdCopies; // iterations the loop stream detector issues as one
     // Cache banks (Sandy/Ivy Bridge): each instruction's known load offset in the page, or -1; the offsets of
     // the loads executed this cycle.
@@ -148,6 +151,11 @@ final class Pipeline extends BlockFacts {
         this.lockBack = distanceBack(locked);
         this.fenceBack = distanceBack(fence);
         this.storeFenceBack = distanceBack(storeFence);
+        this.ordered = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            ordered[i] = locked[i] || fence[i] || fenceBack[i] > 0 || memoryAccess[i] && lockBack[i] > 0
+                    || storeFence[i] || storing[i] && storeFenceBack[i] > 0;
+        }
         this.lsdCopies = lsdCopies();
         // Cache banks need the loads' addresses, which only BHive's harness memory gives.
         this.loadOffset = core.cacheBanks() && options.memoryDependencies() && options.harnessMemory(loop)

@@ -93,31 +93,7 @@ final class Scheduler {
         if (pl.notBefore[at] > pl.now) {
             return false; // a source already known to arrive later
         }
-        if (pl.locked[i] && !lockMayStart(j)) {
-            pl.notBefore[at] = pl.now + 1;
-            return false;
-        }
-        if (pl.fence[i] && !olderFinished(j)) {
-            pl.notBefore[at] = pl.now + 1; // a fence executes once everything before it has finished
-            return false;
-        }
-        if (pl.fenceBack[i] > 0 && j - pl.fenceBack[i] >= pl.nextRetire
-                && pl.done[(j - pl.fenceBack[i]) & pl.mask] > pl.now) {
-            pl.notBefore[at] = pl.now + 1; // and nothing after it executes before it has
-            return false;
-        }
-        if (pl.memoryAccess[i] && pl.lockBack[i] > 0 && j - pl.lockBack[i] >= pl.nextRetire
-                && pl.done[(j - pl.lockBack[i]) & pl.mask] > pl.now) {
-            pl.notBefore[at] = pl.now + 1; // a younger memory access waits for the lock before it
-            return false;
-        }
-        if (pl.storeFence[i] && !olderStoresFinished(j)) {
-            pl.notBefore[at] = pl.now + 1; // sfence executes once the older stores have finished
-            return false;
-        }
-        if (pl.storing[i] && pl.storeFenceBack[i] > 0 && j - pl.storeFenceBack[i] >= pl.nextRetire
-                && pl.done[(j - pl.storeFenceBack[i]) & pl.mask] > pl.now) {
-            pl.notBefore[at] = pl.now + 1; // and a younger store waits for it
+        if (pl.ordered[i] && !ordered(j, i)) {
             return false;
         }
         int waitingFor = pl.blocker[at];
@@ -284,5 +260,39 @@ final class Scheduler {
         for (int p = 0; p < pl.portCount; p++) {
             pl.portBusy[base + p] += pl.taken[p];
         }
+    }
+
+    /** Whether instance {@code j} of instruction {@code i} may execute now under the locks' and fences' ordering. */
+    private boolean ordered(int j, int i) {
+        Pipeline pl = this.pl;
+        int at = j & pl.mask;
+        if (pl.locked[i] && !lockMayStart(j)) {
+            pl.notBefore[at] = pl.now + 1;
+            return false;
+        }
+        if (pl.fence[i] && !olderFinished(j)) {
+            pl.notBefore[at] = pl.now + 1; // a fence executes once everything before it has finished
+            return false;
+        }
+        if (pl.fenceBack[i] > 0 && j - pl.fenceBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.fenceBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // and nothing after it executes before it has
+            return false;
+        }
+        if (pl.memoryAccess[i] && pl.lockBack[i] > 0 && j - pl.lockBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.lockBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // a younger memory access waits for the lock before it
+            return false;
+        }
+        if (pl.storeFence[i] && !olderStoresFinished(j)) {
+            pl.notBefore[at] = pl.now + 1; // sfence executes once the older stores have finished
+            return false;
+        }
+        if (pl.storing[i] && pl.storeFenceBack[i] > 0 && j - pl.storeFenceBack[i] >= pl.nextRetire
+                && pl.done[(j - pl.storeFenceBack[i]) & pl.mask] > pl.now) {
+            pl.notBefore[at] = pl.now + 1; // and a younger store waits for it
+            return false;
+        }
+        return true;
     }
 }
