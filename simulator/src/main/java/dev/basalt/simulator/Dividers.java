@@ -13,8 +13,9 @@ import java.util.TreeMap;
  * Simulator.MemoryModel}) a form named here takes this latency and holds the divider this many cycles; elsewhere
  * (a user's loop, whose values are not known) the row's stand.
  *
- * <p>The numbers are uops.info's measurements of each CPU (the lower end of the latency range it reports, the
- * throughput measured alongside), listed in {@link CoreParams#defaults}; a table may carry its own.
+ * <p>The numbers are the lower ends of the latency and reciprocal-throughput ranges of Agner Fog's instruction
+ * tables for each CPU (the ends uiCA takes from uops.info's too), listed in {@link CoreParams#defaults}; a table
+ * may carry its own.
  *
  * @param smallOperands per register form ({@code DIV r64}, {@code DIVSD xmm, xmm}), its timing on small operands
  */
