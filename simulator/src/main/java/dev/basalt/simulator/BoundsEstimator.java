@@ -52,13 +52,8 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     }
 
     @Override
-    public Simulator.MemoryModel memory() {
-        return options.memory();
-    }
-
-    @Override
-    public String memoryOf(BasicBlock block, Microarchitecture uarch) {
-        return options.memoryOf(block);
+    public Simulator.Options options() {
+        return options;
     }
 
     @Override

@@ -16,17 +16,20 @@ public interface LoopAware extends ThroughputEstimator {
     /** This estimator with another memory model ({@link Simulator.MemoryModel#AUTO} by default). */
     LoopAware withMemory(Simulator.MemoryModel model);
 
+    /** The simulator options it runs with (loop mode, memory model, the machine's switches). */
+    Simulator.Options options();
+
     /** The memory model it runs with. */
-    Simulator.MemoryModel memory();
+    default Simulator.MemoryModel memory() {
+        return options().memory();
+    }
 
     /**
      * Which memory {@code block} sees on {@code uarch}: "harness" or "distinct" (AUTO resolved by loop or not), or
-     * "none" where loads never wait for stores (the llvm-mca-compatible machine).
+     * "none" where loads never wait for stores (the llvm-mca-compatible machine): {@link Simulator.Options#memoryOf}.
      */
     default String memoryOf(BasicBlock block, Microarchitecture uarch) {
-        boolean loop = frontEnd(block, uarch).loop();
-        boolean harness = memory() == Simulator.MemoryModel.HARNESS || memory() == Simulator.MemoryModel.AUTO && !loop;
-        return harness ? "harness" : "distinct";
+        return options().memoryOf(block);
     }
 
     /** How the front end runs {@code block} on {@code uarch}: loop or unrolled, micro-op source, fused pairs. */

@@ -327,31 +327,10 @@ final class Pipeline extends BlockFacts {
         }
     }
 
-
     /** Whether the run found a steady state (a repeating period) rather than measuring its last iterations. */
     boolean periodic() {
         return period > 0;
     }
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
     /** Ends the cycle. */
     void tick() {

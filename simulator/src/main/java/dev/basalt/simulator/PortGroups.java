@@ -30,6 +30,7 @@ final class PortGroups {
     private final int[] groupMasks;
     private final int[] portNumbers; // per port, its number, or -1 (a divider)
     private final int[] alu015;
+    private final boolean sixPorts;
     // Names by mask, made on first use (the bounds name their binding set per block).
     private final String[] portSetNames;
 
@@ -72,6 +73,7 @@ final class PortGroups {
             String name = portNames.get(p);
             portNumbers[p] = name.length() == 1 && Character.isDigit(name.charAt(0)) ? name.charAt(0) - '0' : -1;
         }
+        this.sixPorts = java.util.Arrays.stream(portNumbers).filter(n -> n >= 0).count() == 6;
         int[] alu = null;
         for (int[] m : groupList) {
             if (m.length == 3 && java.util.Arrays.stream(m).map(p -> portNumbers[p]).sorted().boxed().toList()
@@ -79,7 +81,7 @@ final class PortGroups {
                 alu = m;
             }
         }
-        this.alu015 = sixPorts() ? alu : null;
+        this.alu015 = sixPorts ? alu : null;
         this.groupMasks = new int[groupList.size()]; // every group exists by now
         for (int g = 0; g < groupMasks.length; g++) {
             for (int port : groupList.get(g)) {
@@ -93,7 +95,7 @@ final class PortGroups {
      * micro-ops to ports by another rule than the eight-port cores' (uiCA's reading of them, {@link Renamer}).
      */
     boolean sixPorts() {
-        return portNumbers.length > 0 && java.util.Arrays.stream(portNumbers).filter(n -> n >= 0).count() == 6;
+        return sixPorts;
     }
 
     /** On a six-port core, the members of its port group of ports 0, 1 and 5 (the integer ALUs), or null. */

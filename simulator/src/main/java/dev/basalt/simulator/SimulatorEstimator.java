@@ -45,13 +45,8 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
     }
 
     @Override
-    public Simulator.MemoryModel memory() {
-        return options.memory();
-    }
-
-    @Override
-    public String memoryOf(BasicBlock block, Microarchitecture uarch) {
-        return options.memoryOf(block);
+    public Simulator.Options options() {
+        return options;
     }
 
     @Override
