@@ -61,6 +61,8 @@ final class Pipeline extends BlockFacts {
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
     // opPart and loadPart are the two halves for execution-time port choice.
     final int[] split;
+    // Whether the instruction's operation step is one micro-op on one port (no divider): its waiters queue.
+    final boolean[] singleOp;
     final int[][] opPart;
     final int[][] loadPart;
     final int loadGroup;
@@ -78,6 +80,13 @@ final class Pipeline extends BlockFacts {
     final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
     final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
     final int[] blocker; // the producer instance whose unknown result held j up last, or -1
+    // Instances waiting for j's result, a list through waitNext (-1 ends it): an entry whose producer has not
+    // executed is parked (wake MAX) on it, and woken when it executes, instead of being looked at every cycle.
+    final int[] waitHead;
+    // Per slot, its instance's instruction (j % n) and iteration (j / n): divisions were a tenth of the scheduler.
+    final int[] insnOf;
+    final int[] iterOf;
+    final int[] waitNext;
     final boolean[] sourcesReady; // whether j's current step found its sources ready (ports held it)
     final Scratch room;
     int busiestIteration; // the highest iteration whose port counts this run touched
@@ -94,7 +103,7 @@ final class Pipeline extends BlockFacts {
     int robUops;
     int schedUops;
     final int[] scheduler;
-    final long[] wake; // per scheduler entry: the first cycle it may execute (a lower bound)
+    final long[] wake; // per slot of a scheduler entry: the first cycle it may execute (a lower bound)
     long earliestWake; // the smallest wake of the scheduler's entries (Long.MAX_VALUE: none)
     int schedCount;
     final int[] queued;
@@ -104,6 +113,7 @@ final class Pipeline extends BlockFacts {
     final long[][] eliminationCycle;
     // Ports.
     final long[] portFree;
+    final int[] portWaiters; // per port, this cycle: older entries, ready, whose one micro-op waits for it
     final long[] portUse;
     final long[] portBusy; // per iteration and port: busy cycles of that iteration's micro-ops
     final long[] scratch;
@@ -141,10 +151,12 @@ final class Pipeline extends BlockFacts {
         this.portCount = params.ports().size();
         this.loadGroup = simulator.ports().groupOf(core.loadPorts());
         this.split = new int[n];
+        this.singleOp = new boolean[n];
         this.opPart = new int[n][];
         this.loadPart = new int[n][];
         for (int i = 0; i < n; i++) {
             split[i] = twoStep[i] ? demand[i].length - addressUops[i] : demand[i].length;
+            singleOp[i] = split[i] == 1 && demand[i][0] >= 0 && (twoStep[i] || !loading[i]);
             opPart[i] = Arrays.copyOfRange(demand[i], 0, split[i]);
             loadPart[i] = Arrays.copyOfRange(demand[i], split[i], demand[i].length);
         }
@@ -188,6 +200,10 @@ final class Pipeline extends BlockFacts {
         this.loadDone = room.loadDone;
         this.notBefore = room.notBefore;
         this.blocker = room.blocker;
+        this.waitHead = room.waitHead;
+        this.insnOf = room.insnOf;
+        this.iterOf = room.iterOf;
+        this.waitNext = room.waitNext;
         this.sourcesReady = room.sourcesReady;
         this.room = room;
         this.waitSum = new long[n];
@@ -202,6 +218,7 @@ final class Pipeline extends BlockFacts {
         this.eliminations = new int[3][core.moveEliminationCycles()];
         this.eliminationCycle = new long[3][core.moveEliminationCycles()];
         this.portFree = new long[portCount];
+        this.portWaiters = new int[portCount];
         this.portUse = new long[portCount];
         this.portBusy = room.portBusy;
         this.scratch = new long[portCount];
@@ -255,6 +272,10 @@ final class Pipeline extends BlockFacts {
         long[] loadDone = new long[0];
         long[] notBefore = new long[0];
         int[] blocker = new int[0];
+        int[] waitHead = new int[0];
+        int[] insnOf = new int[0];
+        int[] iterOf = new int[0];
+        int[] waitNext = new int[0];
         boolean[] sourcesReady = new boolean[0];
         private int portBusyDirty;
         int[] scheduler = new int[0];
@@ -278,6 +299,10 @@ final class Pipeline extends BlockFacts {
                 loadDone = new long[slots];
                 notBefore = new long[slots];
                 blocker = new int[slots];
+                waitHead = new int[slots];
+                insnOf = new int[slots];
+                iterOf = new int[slots];
+                waitNext = new int[slots];
                 sourcesReady = new boolean[slots];
                 scheduler = new int[slots];
                 wake = new long[slots];
@@ -304,6 +329,9 @@ final class Pipeline extends BlockFacts {
         loadDone[at] = Long.MAX_VALUE;
         notBefore[at] = 0;
         blocker[at] = -1;
+        waitHead[at] = -1;
+        insnOf[at] = j % n;
+        iterOf[at] = j / n;
         sourcesReady[at] = false;
     }
 

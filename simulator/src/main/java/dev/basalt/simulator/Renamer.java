@@ -78,7 +78,7 @@ final class Renamer {
             pl.done[at] = pl.now;
             return;
         }
-        pl.wake[pl.schedCount] = pl.now + 1;
+        pl.wake[at] = pl.now + 1;
         pl.earliestWake = Math.min(pl.earliestWake, pl.now + 1);
         pl.scheduler[pl.schedCount++] = j;
         int file = pl.shape[i].moveRegisterFile();

@@ -16,7 +16,7 @@ final class Retirement {
         Pipeline pl = this.pl;
         int slots = pl.idealBackEnd ? Integer.MAX_VALUE : pl.core.retireWidth();
         while (pl.nextRetire < pl.renameNext && pl.done[pl.nextRetire & pl.mask] <= pl.now && slots > 0) {
-            int uops = pl.issueSlots[pl.nextRetire % pl.n];
+            int uops = pl.issueSlots[pl.insnOf[pl.nextRetire & pl.mask]];
             if (uops > slots && slots < pl.core.retireWidth()) {
                 return; // a wide instruction retires at the start of a cycle
             }
@@ -24,7 +24,7 @@ final class Retirement {
             pl.robUops -= uops;
             int j = pl.nextRetire;
             int at = j & pl.mask;
-            pl.waitSum[j % pl.n] += pl.issued[at] - pl.renamed[at];
+            pl.waitSum[pl.insnOf[at]] += pl.issued[at] - pl.renamed[at];
             pl.retireSignature = pl.retireSignature * 31 + (pl.now - pl.done[at]);
             if (pl.timeline.size() < pl.timelineSize) {
                 pl.timeline.add(new int[] {j, (int) pl.predecoded[at], (int) pl.decoded[at], (int) pl.renamed[at],

@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import java.util.Arrays;
+
 /**
  * The scheduler and execution: oldest first, every issued instruction whose sources are ready (registers,
  * store-to-load forwarding) and whose ports, dividers, cache banks and fences allow. See {@link Pipeline}.
@@ -31,16 +33,21 @@ final class Scheduler {
         }
         pl.cycleLoadCount = 0;
         int keep = 0;
+        long soonest = Long.MAX_VALUE;
         long[] wake = pl.wake;
+        boolean queues = pl.options.issueTimePorts();
+        if (queues) {
+            Arrays.fill(pl.portWaiters, 0);
+        }
         for (int s = 0; s < pl.schedCount; s++) {
             int j = pl.scheduler[s];
-            if (wake[s] > pl.now) { // known not to be ready yet: the hot path of a full scheduler
-                wake[keep] = wake[s];
+            int at = j & pl.mask;
+            if (wake[at] > pl.now) { // known not to be ready yet: the hot path of a full scheduler
+                soonest = Math.min(soonest, wake[at]);
                 pl.scheduler[keep++] = j;
                 continue;
             }
-            int i = j % pl.n;
-            int at = j & pl.mask;
+            int i = pl.insnOf[at];
             if (pl.twoStep[i] && pl.loadDone[at] == Long.MAX_VALUE) {
                 if (ready(j, i, true) && bankFree(i)
                         && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
@@ -49,10 +56,11 @@ final class Scheduler {
                     pl.notBefore[at] = 0; // the next step has other sources
                     pl.blocker[at] = -1;
                     pl.sourcesReady[at] = false;
-                    wake[keep] = pl.loadDone[at];
+                    wake[at] = pl.loadDone[at];
                 } else {
-                    wake[keep] = Math.max(pl.now + 1, pl.notBefore[at]);
+                    wake[at] = notReady(at);
                 }
+                soonest = Math.min(soonest, wake[at]);
                 pl.scheduler[keep++] = j;
             } else if (ready(j, i, false) && (pl.eliminated[at] || (pl.twoStep[i] || !pl.loading[i] || bankFree(i))
                     && takePorts(j, i, 0, pl.split[i], pl.opPart[i]))) {
@@ -65,17 +73,37 @@ final class Scheduler {
                 if (!pl.eliminated[at]) {
                     pl.schedUops -= pl.unfused[i];
                 }
+                // Its waiters are younger, so later in this scan: looked at this cycle, as before parking.
+                for (int w = pl.waitHead[at]; w >= 0; w = pl.waitNext[w & pl.mask]) {
+                    wake[w & pl.mask] = pl.now;
+                }
+                pl.waitHead[at] = -1;
+            } else if (queues && pl.sourcesReady[at] && pl.singleOp[i] && !pl.eliminated[at]) {
+                // Held up by its one port, which each older waiter for it (served first, oldest first, one a
+                // cycle) takes before it: it cannot run before the port frees plus one cycle for each of them.
+                int port = pl.bound[at * pl.maxDemand];
+                wake[at] = Math.max(pl.now + 1, pl.portFree[port] + pl.portWaiters[port]++);
+                soonest = Math.min(soonest, wake[at]);
+                pl.scheduler[keep++] = j;
             } else {
-                wake[keep] = Math.max(pl.now + 1, pl.notBefore[at]);
+                wake[at] = notReady(at);
+                soonest = Math.min(soonest, wake[at]);
                 pl.scheduler[keep++] = j;
             }
         }
         pl.schedCount = keep;
-        long soonest = Long.MAX_VALUE;
-        for (int s = 0; s < keep; s++) {
-            soonest = Math.min(soonest, wake[s]);
-        }
         pl.earliestWake = soonest;
+    }
+
+    /**
+     * The wake of slot {@code at}, which could not execute: parked (never, until its producer executes) when a
+     * producer's result is unknown, else the next cycle or the first its sources allow.
+     */
+    private long notReady(int at) {
+        Pipeline pl = this.pl;
+        int b = pl.blocker[at];
+        return b >= 0 && pl.done[b & pl.mask] == Long.MAX_VALUE ? Long.MAX_VALUE
+                : Math.max(pl.now + 1, pl.notBefore[at]);
     }
 
     /**
@@ -105,7 +133,7 @@ final class Scheduler {
         }
         long earliest = pl.twoStep[i] && !loadStep ? pl.loadDone[at] : 0;
         boolean unknown = earliest == Long.MAX_VALUE;
-        int iteration = j / pl.n;
+        int iteration = pl.iterOf[at];
         for (int k = pl.start[i]; k < pl.start[i + 1] && !unknown; k++) {
             boolean forLoad = pl.memorySource[k] || pl.addressSource[k];
             if (pl.twoStep[i] && forLoad != loadStep) {
@@ -119,7 +147,7 @@ final class Scheduler {
             long d = pl.done[p & pl.mask];
             if (d == Long.MAX_VALUE) {
                 unknown = true;
-                pl.blocker[at] = p;
+                park(at, j, p);
             } else if (pl.memorySource[k]) {
                 // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
                 // that its own load latency ends then. Without forwarding it waits for the store.
@@ -137,7 +165,7 @@ final class Scheduler {
                 long d = pl.done[p & pl.mask];
                 unknown = d == Long.MAX_VALUE;
                 if (unknown) {
-                    pl.blocker[at] = p;
+                    park(at, j, p);
                 }
                 earliest = Math.max(earliest, d + 1);
             }
@@ -150,6 +178,14 @@ final class Scheduler {
         }
         pl.sourcesReady[at] = true;
         return true;
+    }
+
+    /** Parks instance {@code j} (slot {@code at}) on producer {@code p}, whose result is unknown. */
+    private void park(int at, int j, int p) {
+        Pipeline pl = this.pl;
+        pl.blocker[at] = p;
+        pl.waitNext[at] = pl.waitHead[p & pl.mask];
+        pl.waitHead[p & pl.mask] = j;
     }
 
     /**
@@ -194,7 +230,7 @@ final class Scheduler {
     private boolean olderStoresFinished(int j) {
         Pipeline pl = this.pl;
         for (int k = pl.nextRetire; k < j; k++) {
-            if (pl.storing[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
+            if (pl.storing[pl.insnOf[k & pl.mask]] && pl.done[k & pl.mask] > pl.now) {
                 return false;
             }
         }
@@ -205,7 +241,7 @@ final class Scheduler {
     private boolean lockMayStart(int j) {
         Pipeline pl = this.pl;
         for (int k = pl.nextRetire; k < j; k++) {
-            if (pl.memoryAccess[k % pl.n] && pl.done[k & pl.mask] > pl.now) {
+            if (pl.memoryAccess[pl.insnOf[k & pl.mask]] && pl.done[k & pl.mask] > pl.now) {
                 return false;
             }
         }
@@ -236,8 +272,9 @@ final class Scheduler {
             }
         }
         // Each micro-op holds its port a cycle more (a divider its cycles): a port taken twice is busy two.
-        int busy = (j / pl.n) * pl.portCount;
-        pl.busiestIteration = Math.max(pl.busiestIteration, j / pl.n);
+        int iteration = pl.iterOf[j & pl.mask];
+        int busy = iteration * pl.portCount;
+        pl.busiestIteration = Math.max(pl.busiestIteration, iteration);
         for (int k = from; k < to; k++) {
             int port = pl.bound[base + k];
             boolean divider = d[k] < 0;
@@ -255,8 +292,9 @@ final class Scheduler {
     /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */
     private void account(int j) {
         Pipeline pl = this.pl;
-        int base = (j / pl.n) * pl.portCount;
-        pl.busiestIteration = Math.max(pl.busiestIteration, j / pl.n);
+        int iteration = pl.iterOf[j & pl.mask];
+        int base = iteration * pl.portCount;
+        pl.busiestIteration = Math.max(pl.busiestIteration, iteration);
         for (int p = 0; p < pl.portCount; p++) {
             pl.portBusy[base + p] += pl.taken[p];
         }
