@@ -53,6 +53,10 @@ class BlockFacts {
     // Store fences (sfence): each waits for every older store to finish, and every younger store waits for it;
     // loads pass it.
     final boolean[] storeFence;
+    // Per fence, its kind (EncodingFacts.LOAD_FENCE, ...; 0: not a fence) and the cycles until the next of that kind
+    // may execute (Fences; 0: no limit).
+    final int[] fenceKind;
+    final int[] fenceCycles;
     final boolean[] storing;
     // Sources, in consumer order (Sources).
     final int[] start;
@@ -94,6 +98,8 @@ class BlockFacts {
         this.fence = new boolean[n];
         this.memoryAccess = new boolean[n];
         this.storeFence = new boolean[n];
+        this.fenceKind = new int[n];
+        this.fenceCycles = new int[n];
         this.storing = new boolean[n];
         // Per-instruction facts come from the simulator's cache (InstructionFacts); only what depends on the
         // block — the stack engine's synchronisation micro-ops, the sources — is added here.
@@ -163,6 +169,8 @@ class BlockFacts {
             fence[i] = options.secondGeneration() && (f.fence() == EncodingFacts.LOAD_FENCE
                     || f.fence() == EncodingFacts.MFENCE);
             storeFence[i] = options.secondGeneration() && f.fence() == EncodingFacts.STORE_FENCE;
+            fenceKind[i] = options.secondGeneration() ? f.fence() : 0;
+            fenceCycles[i] = core.fences().cycles(fenceKind[i]);
             storing[i] = options.secondGeneration() && f.stores();
             if (core.lockCycles() > 0) {
                 locked[i] = f.locked() || f.fence() == EncodingFacts.MFENCE;

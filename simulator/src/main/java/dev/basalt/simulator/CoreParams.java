@@ -48,6 +48,8 @@ import java.util.Map;
  *                              {@link LoopFrontEnd#NONE} when absent
  * @param dividers              dividers' timings on the small operands of BHive's harness ({@link Dividers});
  *                              absent: the CPU's {@link #defaults}, when the table is read
+ * @param fences                how often each kind of fence can execute ({@link Fences}); absent: the CPU's
+ *                              {@link #defaults}, when the table is read
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -55,7 +57,8 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          int storeForwardLatency, Unlamination unlamination, String loadPorts,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
                          int storeForwardFailPenalty, int lockCycles, boolean cacheBanks,
-                         List<String> falseOutputDependencies, LoopFrontEnd loop, Dividers dividers) {
+                         List<String> falseOutputDependencies, LoopFrontEnd loop, Dividers dividers,
+                         Fences fences) {
 
     /**
      * What a CPU does with branches and loops (DESIGN.md §12, the uiCA paper §4).
@@ -156,6 +159,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         falseOutputDependencies = falseOutputDependencies == null ? List.of() : List.copyOf(falseOutputDependencies);
         loop = loop == null ? LoopFrontEnd.NONE : loop;
         dividers = dividers == null ? Dividers.NONE : dividers;
+        fences = fences == null ? Fences.NONE : fences;
     }
 
     /** These parameters with another loop front end. */
@@ -164,7 +168,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers);
+                cacheBanks, falseOutputDependencies, loop, dividers, fences);
     }
 
     /** These parameters with other dividers' timings. */
@@ -173,7 +177,16 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers);
+                cacheBanks, falseOutputDependencies, loop, dividers, fences);
+    }
+
+    /** These parameters with other fences' cycles. */
+    public CoreParams withFences(Fences fences) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers, fences);
     }
 
     /**
@@ -185,19 +198,22 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
                     4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true), SKYLAKE_DIVIDERS);
+                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true), SKYLAKE_DIVIDERS,
+                    new Fences(4, 33, 6));
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
                     Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
                     new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false),
-                    IVY_BRIDGE_DIVIDERS);
+                    IVY_BRIDGE_DIVIDERS, new Fences(4, 36, 6));
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE, Dividers.NONE);
+                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE, Dividers.NONE,
+                    Fences.NONE);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
                     Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
                     List.of("LZCNT", "POPCNT", "TZCNT"),
                     new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, LoopFrontEnd.haswellUnrolling(), 4,
                             32, 18, false), mcpu.equals("haswell") || mcpu.equals("broadwell") ? HASWELL_DIVIDERS
-                            : Dividers.NONE);
+                            : Dividers.NONE, mcpu.equals("haswell") || mcpu.equals("broadwell") ? new Fences(4, 33, 5)
+                            : Fences.NONE);
         };
     }
 

@@ -73,6 +73,9 @@ final class Scheduler {
                 if (!pl.eliminated[at]) {
                     pl.schedUops -= pl.unfused[i];
                 }
+                if (pl.fenceCycles[i] > 0) {
+                    pl.fenceFree[pl.fenceKind[i]] = pl.now + pl.fenceCycles[i];
+                }
                 // Its waiters are younger, so later in this scan: looked at this cycle, as before parking.
                 for (int w = pl.waitHead[at]; w >= 0; w = pl.waitNext[w & pl.mask]) {
                     wake[w & pl.mask] = pl.now;
@@ -306,6 +309,10 @@ final class Scheduler {
         int at = j & pl.mask;
         if (pl.locked[i] && !lockMayStart(j)) {
             pl.notBefore[at] = pl.now + 1;
+            return false;
+        }
+        if (pl.fenceKind[i] > 0 && pl.fenceFree[pl.fenceKind[i]] > pl.now) {
+            pl.notBefore[at] = pl.fenceFree[pl.fenceKind[i]]; // the previous fence of its kind holds it (Fences)
             return false;
         }
         if (pl.fence[i] && !olderFinished(j)) {

@@ -65,6 +65,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.dividers().hasNone()) { // a table written before dividers' timings existed: the CPU's
             core = core.withDividers(CoreParams.defaults(mcpu).dividers());
         }
+        if (core.fences().hasNone()) { // likewise fences' cycles
+            core = core.withFences(CoreParams.defaults(mcpu).fences());
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }

@@ -28,7 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * for their destination on Haswell (only POPCNT on Skylake; on Ivy Bridge LZCNT/TZCNT run as BSR/BSF, which
  * read it); the JCC erratum keeps a jump that ends on a 32-byte boundary out of Skylake's micro-op cache, so
  * such a loop is decoded by the legacy decoders (16 bytes predecoded a cycle); the loop stream detector (Ivy
- * Bridge, Haswell: at most 56 micro-ops), the micro-op cache widths (4, 4, 6) and Haswell's unrolling are uiCA's.
+ * Bridge, Haswell: at most 56 micro-ops), the micro-op cache widths (4, 4, 6) and Haswell's unrolling are uiCA's;
+ * a fence executes no sooner than its reciprocal throughput after the previous one (Agner Fog's tables: lfence 4;
+ * mfence 33, 36 on Ivy Bridge; sfence 5 on Haswell, 6 on Skylake and Ivy Bridge).
  * {@code NO}: the CPU does not have the instruction (the estimators refuse the block); {@code UNCHECKED}: no
  * published fact was checked.
  */
@@ -133,6 +135,13 @@ class LoopSuiteTest {
                 // iteration a cycle; Ivy Bridge runs every branch on port 5: two cycles.
                 new Loop("two-branches", "4801d84839d0740048ffc975f3", "add rax, rbx; cmp rax, rdx; je +0; dec rcx; "
                         + "jnz", 1, 1, 2),
+                // Fences: each one's reciprocal throughput paces the loop; the store before mfence (one a cycle) and
+                // the loop control fit inside it.
+                new Loop("lfence", "0faee848ffc975f8", "lfence; dec rcx; jnz", 4, 4, 4),
+                new Loop("mfence", "0faef048ffc975f8", "mfence; dec rcx; jnz", 33, 33, 36),
+                new Loop("sfence", "0faef848ffc975f8", "sfence; dec rcx; jnz", 5, 6, 6),
+                new Loop("store-mfence", "4889070faef048ffc975f5", "mov qword ptr [rdi], rax; mfence; dec rcx; jnz",
+                        33, 33, 36),
                 // TEST and AND fuse with every condition.
                 new Loop("test-jz", "a80174fc", "test al, 1; jz", 1, 1, 1),
                 new Loop("and-jle", "4821d87efb", "and rax, rbx; jle", 1, 1, 1),
