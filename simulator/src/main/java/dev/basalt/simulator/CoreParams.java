@@ -164,24 +164,20 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     /** These parameters with another loop front end. */
     public CoreParams withLoop(LoopFrontEnd loop) {
-        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
-                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
-                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
-                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences);
+        return with(loop, dividers, fences);
     }
 
     /** These parameters with other dividers' timings. */
     public CoreParams withDividers(Dividers dividers) {
-        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
-                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
-                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
-                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences);
+        return with(loop, dividers, fences);
     }
 
     /** These parameters with other fences' cycles. */
     public CoreParams withFences(Fences fences) {
+        return with(loop, dividers, fences);
+    }
+
+    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
