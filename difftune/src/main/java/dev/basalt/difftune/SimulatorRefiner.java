@@ -295,7 +295,8 @@ public final class SimulatorRefiner {
                             c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(),
                             v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),
                             c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(), c.storeForwardFailPenalty(),
-                            c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers());
+                            c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers(),
+                            c.fences());
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {
