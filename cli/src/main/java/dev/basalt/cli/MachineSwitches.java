@@ -29,14 +29,21 @@ final class MachineSwitches {
             + "its own latency.")
     boolean noStoreForwarding;
 
+    @Option(names = "--no-operation-latency", description = "A load+operation's register operands wait for its "
+            + "load as well (the row's latency less the table's load latency) instead of the operation alone.")
+    boolean noOperationLatency;
+
     /** Whether any mechanism is off. */
     boolean any() {
-        return simpleFrontEnd || noMicroFusion || noMoveElimination || executeTimePorts || noStoreForwarding;
+        return simpleFrontEnd || noMicroFusion || noMoveElimination || executeTimePorts || noStoreForwarding
+                || noOperationLatency;
     }
 
     /** {@code options} with the chosen mechanisms off. */
     Simulator.Options apply(Simulator.Options options) {
-        return options.without(simpleFrontEnd, noMicroFusion, noMoveElimination, executeTimePorts, noStoreForwarding);
+        Simulator.Options off = options.without(simpleFrontEnd, noMicroFusion, noMoveElimination, executeTimePorts,
+                noStoreForwarding);
+        return noOperationLatency ? off.withOperationLatency(false) : off;
     }
 
     /** The switches given, as on the command line ({@code --no-micro-fusion --simple-front-end}), or "". */
@@ -56,6 +63,9 @@ final class MachineSwitches {
         }
         if (noStoreForwarding) {
             on.add("--no-store-forwarding");
+        }
+        if (noOperationLatency) {
+            on.add("--no-operation-latency");
         }
         return String.join(" ", on);
     }

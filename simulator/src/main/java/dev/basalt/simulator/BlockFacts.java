@@ -43,6 +43,10 @@ class BlockFacts {
     final boolean[] twoStep;
     // The latency of a load+operation's second step, after its load ({@link LoadOperation}).
     final int[] opLatency;
+    // The latency of a loading instruction's load step: the table's load latency, or, under LoadOperation, the row's
+    // latency less the operation's (a vector load's 6 or 7 cycles, not the integer 5), so load to result stays
+    // the row's latency.
+    final int[] loadLatency;
     final int[] addressUops;
     final boolean[] loading;
     final boolean[] locked; // locked read-modify-writes, and mfence (a fence for memory, with the same cost)
@@ -92,6 +96,7 @@ class BlockFacts {
         this.stackOp = new boolean[n];
         this.twoStep = new boolean[n];
         this.opLatency = new int[n];
+        this.loadLatency = new int[n];
         this.addressUops = new int[n];
         this.loading = new boolean[n];
         this.locked = new boolean[n];
@@ -179,11 +184,14 @@ class BlockFacts {
                     latency[i] = Math.max(latency[i], core.lockCycles());
                 }
             }
+            // LoadOperation: a load+operation that does not store waits for its load's own latency, then the
+            // operation's (a read-modify-write's row also holds its store: it keeps the table's load latency).
+            boolean split = options.operationLatency() && twoStep[i] && loading[i] && !f.stores() && small == null
+                    && f.operationLatency() >= 0 && !locked[i] && !f.slowLea();
             opLatency[i] = !loading[i] ? latency[i]
-                    : small != null ? Math.max(1, latency[i] - simulator.params().loadLatency())
-                    : options.operationLatency() && f.operationLatency() >= 0 && !locked[i] && !f.slowLea()
-                    ? Math.max(1, f.operationLatency())
+                    : split ? Math.max(1, f.operationLatency())
                     : Math.max(1, latency[i] - simulator.params().loadLatency());
+            loadLatency[i] = split ? Math.max(1, latency[i] - opLatency[i]) : simulator.params().loadLatency();
         }
         this.fallbacks = missing;
         this.loop = Simulator.runsAsLoop(block, options);

@@ -485,7 +485,6 @@ public final class Bounds {
     private static double latency(BlockFacts p, List<Integer> critical) {
         int n = p.n;
         CoreParams c = p.core;
-        int loadLatency = p.simulator.params().loadLatency();
         if (!anyLoopCarried(p)) {
             return 0; // every edge runs forward in the block: no cycle
         }
@@ -511,7 +510,7 @@ public final class Bounds {
             for (int k = p.start[v]; k < p.start[v + 1]; k++) {
                 if (idx[p.producers[2 * k]] >= 0) {
                     maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
-                    w[k] = weight(p, c, loadLatency, v, k);
+                    w[k] = weight(p, c, v, k);
                 }
             }
         }
@@ -669,7 +668,8 @@ public final class Bounds {
     }
 
     /** What consumer {@code v} waits along its source {@code k}, from the producer's result to its own. */
-    private static double weight(BlockFacts p, CoreParams c, int loadLatency, int v, int k) {
+    private static double weight(BlockFacts p, CoreParams c, int v, int k) {
+        int loadLatency = p.loadLatency[v];
         int lat = p.latency[v];
         boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
         if (eliminated) {

@@ -52,7 +52,7 @@ final class Scheduler {
                 if (ready(j, i, true) && bankFree(i)
                         && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
                     loaded(i);
-                    pl.loadDone[at] = pl.now + (pl.loading[i] ? pl.params.loadLatency() : 1);
+                    pl.loadDone[at] = pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1);
                     pl.notBefore[at] = 0; // the next step has other sources
                     pl.blocker[at] = -1;
                     pl.sourcesReady[at] = false;
@@ -155,7 +155,7 @@ final class Scheduler {
                 // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
                 // that its own load latency ends then. Without forwarding it waits for the store.
                 earliest = Math.max(earliest, !pl.options.storeForwarding() ? d : d + pl.core.storeForwardLatency()
-                        - pl.params.loadLatency() + (pl.partialSource[k] ? pl.core.storeForwardFailPenalty() : 0));
+                        - pl.loadLatency[i] + (pl.partialSource[k] ? pl.core.storeForwardFailPenalty() : 0));
             } else {
                 earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]));
             }

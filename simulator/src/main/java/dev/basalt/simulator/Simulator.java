@@ -105,8 +105,9 @@ public final class Simulator {
      * @param memory             which accesses alias ({@link MemoryModel}; {@code AUTO}: BHive's harness memory for
      *                           straight-line blocks, distinct memory for loops)
      * @param operationLatency   a load+operation's register operands wait for the operation's latency only, its
-     *                           register form's ({@link LoadOperation}; false, the default until the tables are
-     *                           retuned with it: the row's latency less the load latency)
+     *                           register form's, and its load for the row's latency less that ({@link
+     *                           LoadOperation}; on by default; off: the row's latency less the table's load latency
+     *                           for the operation, as before issue 37)
      */
     public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                           boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,
@@ -167,7 +168,8 @@ public final class Simulator {
 
         /** The second-generation machine with every mechanism on. */
         public Options(int iterations, boolean stackEngine, boolean memoryDependencies) {
-            this(iterations, stackEngine, memoryDependencies, true, true, true, true, true, true);
+            this(iterations, stackEngine, memoryDependencies, true, true, true, true, true, true, LoopMode.AUTO,
+                    MemoryModel.AUTO, true);
         }
 
         /** For predictions: 100 iterations, stack engine, memory dependencies and every §11 mechanism on. */
