@@ -99,14 +99,24 @@ public final class ParameterSampler {
     }
 
     /**
-     * The same draw as {@link #sample} but a table holding only {@code forms}' rows: enough to simulate a block
-     * made of those forms, and much cheaper to build (the full table has about a thousand forms).
+     * The same draw as {@link #sample} but a table holding only {@code forms}' rows, and at their defaults the
+     * register forms of those with a memory operand ({@link dev.basalt.simulator.LoadOperation}: a load+operation
+     * takes its operation's latency from that row): enough to simulate a block made of those forms, and much
+     * cheaper to build (the full table has about a thousand forms).
      */
     public SimulatorParams sampleOnly(List<String> forms, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         Map<String, InstructionParams> rows = new LinkedHashMap<>();
         for (String f : new java.util.TreeSet<>(forms)) {
             rows.put(f, row(f, rnd));
+        }
+        // A load+operation's operation latency is its register form's row (LoadOperation): that row comes along at
+        // its default, so that the recorded rows and the defaults still give the same run.
+        for (String f : new java.util.TreeSet<>(forms)) {
+            String register = dev.basalt.simulator.LoadOperation.registerForm(f);
+            if (register != null && !rows.containsKey(register) && defaults.forms().containsKey(register)) {
+                rows.put(register, defaults.forms().get(register));
+            }
         }
         int dispatch = rnd.nextDouble() < KEEP_DEFAULT ? defaults.dispatchWidth() : 1 + rnd.nextInt(10);
         int rob = rnd.nextDouble() < KEEP_DEFAULT ? defaults.robSize() : 50 + rnd.nextInt(201);

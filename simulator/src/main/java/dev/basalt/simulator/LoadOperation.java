@@ -12,7 +12,7 @@ package dev.basalt.simulator;
  * <p>The register form is found in the CPU's table by the form key ({@code VFMADD231PD ymm, ymm, m256} →
  * {@code VFMADD231PD ymm, ymm, ymm}); an instruction whose register form the table lacks keeps the old rule.
  */
-final class LoadOperation {
+public final class LoadOperation {
 
     private LoadOperation() {
     }
@@ -23,7 +23,7 @@ final class LoadOperation {
      * smaller one → {@code xmm}), else a general register ({@code m64} → {@code r64}); null when it has no plain
      * memory operand or one no register can stand for (x87's {@code m80}, a broadcast).
      */
-    static String registerForm(String form) {
+    public static String registerForm(String form) {
         int space = form.indexOf(' ');
         if (space < 0) {
             return null;

@@ -2,9 +2,10 @@ package dev.basalt.simulator;
 
 import dev.basalt.decoder.BasicBlock;
 
-import java.util.ArrayList;
+import java.util.AbstractList;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 
 /**
  * One run of the second-generation machine (DESIGN.md §11), the block repeated back to back from an aligned
@@ -126,7 +127,11 @@ final class Pipeline extends BlockFacts {
     // state it repeats with the retire times; while a bottleneck is still taking over it drifts.
     final long[] iterationSignature;
     long retireSignature; // of the iteration now retiring
-    final List<int[]> timeline;
+    // The first instances' stage cycles, TIMELINE_FIELDS each, as Simulator.Result's timeline gives them: one flat
+    // array a run (a list of 64 small arrays was a twentieth of a run), read as rows only when asked.
+    static final int TIMELINE_FIELDS = 7;
+    final int[] timeline;
+    int timelineRows;
     // The stages, in the order a micro-op meets them.
     private final FrontEnd frontEnd;
     private final Renamer renamer;
@@ -227,7 +232,7 @@ final class Pipeline extends BlockFacts {
         this.iterationRetired = new long[options.iterations()];
         this.iterationSignature = new long[options.iterations()];
         this.timelineSize = Math.min(total, 64);
-        this.timeline = new ArrayList<>(timelineSize); // sized: growing it was 5% of a run
+        this.timeline = new int[timelineSize * TIMELINE_FIELDS];
         this.steadyState = new SteadyState.Detector(options.iterations(), 32, 24);
         this.simulatedIterations = options.iterations();
         this.frontEnd = new FrontEnd(this);
@@ -384,7 +389,7 @@ final class Pipeline extends BlockFacts {
             wait[i] = waitSum[i] / iterations;
         }
         return new Simulator.Result(cyclesPerIteration(totalCycles), totalCycles, portCycles, wait, fallbacks,
-                timeline);
+                new TimelineRows(timeline, timelineRows));
     }
 
     /**
@@ -405,5 +410,27 @@ final class Pipeline extends BlockFacts {
             return (iterationRetired[last] - iterationRetired[last / 4]) / (double) (last - last / 4);
         }
         return totalCycles / (double) options.iterations();
+    }
+
+    /** A run's timeline rows over its flat array: each row a fresh copy, so a caller cannot change the run's. */
+    private static final class TimelineRows extends AbstractList<int[]> implements RandomAccess {
+        private final int[] flat;
+        private final int rows;
+
+        TimelineRows(int[] flat, int rows) {
+            this.flat = flat;
+            this.rows = rows;
+        }
+
+        @Override
+        public int[] get(int index) {
+            Objects.checkIndex(index, size());
+            return Arrays.copyOfRange(flat, index * TIMELINE_FIELDS, (index + 1) * TIMELINE_FIELDS);
+        }
+
+        @Override
+        public int size() {
+            return rows;
+        }
     }
 }

@@ -26,10 +26,16 @@ final class Retirement {
             int at = j & pl.mask;
             pl.waitSum[pl.insnOf[at]] += pl.issued[at] - pl.renamed[at];
             pl.retireSignature = pl.retireSignature * 31 + (pl.now - pl.done[at]);
-            if (pl.timeline.size() < pl.timelineSize) {
-                pl.timeline.add(new int[] {j, (int) pl.predecoded[at], (int) pl.decoded[at], (int) pl.renamed[at],
-                        (int) pl.issued[at],
-                        (int) pl.done[at], (int) pl.now});
+            if (pl.timelineRows < pl.timelineSize) {
+                int[] t = pl.timeline;
+                int o = pl.timelineRows++ * Pipeline.TIMELINE_FIELDS;
+                t[o] = j;
+                t[o + 1] = (int) pl.predecoded[at];
+                t[o + 2] = (int) pl.decoded[at];
+                t[o + 3] = (int) pl.renamed[at];
+                t[o + 4] = (int) pl.issued[at];
+                t[o + 5] = (int) pl.done[at];
+                t[o + 6] = (int) pl.now;
             }
             pl.nextRetire++;
             if (pl.nextRetire % pl.n == 0 && iterationRetired(pl.nextRetire / pl.n - 1)) {
