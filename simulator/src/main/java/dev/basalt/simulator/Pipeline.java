@@ -109,6 +109,9 @@ final class Pipeline extends BlockFacts {
     int schedCount;
     final int[] queued;
     final int[] queuedAtStart;
+    // Per port, micro-ops dispatched this cycle: they leave `queued` only at the cycle's end, so the binding of this
+    // cycle's issue still counts them, as uiCA counts a micro-op until the cycle after its dispatch.
+    final int[] dispatchedNow;
     int loadTurn;
     final int[][] eliminations;
     final long[][] eliminationCycle;
@@ -221,6 +224,7 @@ final class Pipeline extends BlockFacts {
         this.wake = room.wake;
         this.queued = new int[portCount];
         this.queuedAtStart = new int[portCount];
+        this.dispatchedNow = new int[portCount];
         this.eliminations = new int[3][core.moveEliminationCycles()];
         this.eliminationCycle = new long[3][core.moveEliminationCycles()];
         this.portFree = new long[portCount];
@@ -368,6 +372,10 @@ final class Pipeline extends BlockFacts {
 
     /** Ends the cycle. */
     void tick() {
+        for (int p = 0; p < portCount; p++) {
+            queued[p] -= dispatchedNow[p];
+            dispatchedNow[p] = 0;
+        }
         now++;
         if (now > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
             throw new IllegalStateException("simulation of " + block.hex() + " did not finish");

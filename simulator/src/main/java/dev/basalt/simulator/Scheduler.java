@@ -286,7 +286,7 @@ final class Scheduler {
             pl.portUse[port] += cycles;
             pl.portBusy[busy + port] += cycles;
             if (!divider) {
-                pl.queued[port]--;
+                pl.dispatchedNow[port]++;
             }
         }
         return true;
