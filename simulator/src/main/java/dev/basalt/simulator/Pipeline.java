@@ -377,9 +377,7 @@ final class Pipeline extends BlockFacts {
             dispatchedNow[p] = 0;
         }
         now++;
-        if (now > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
-            throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
-        }
+        Simulator.checkRunLength(now, total, block);
     }
 
     /** The statistics: steady-state cycles per iteration, and per simulated iteration port use and waiting. */

@@ -13,7 +13,7 @@ import java.util.Map;
  * and store ports); and {@link #reserve}, which binds one instruction's micro-ops to free ports in a cycle.
  * Built once per {@link Simulator}; only read afterwards (final fields publish it safely to every thread).
  */
-final class PortGroups {
+public final class PortGroups {
 
     private final List<String> portNames;
     private final int portCount;
@@ -109,7 +109,7 @@ final class PortGroups {
     }
 
     /** How many ports the CPU has. */
-    int portCount() {
+    public int portCount() {
         return portCount;
     }
 
@@ -122,7 +122,7 @@ final class PortGroups {
      * A row's port demands as a flat list: for each micro-op, a port-group index; a divider as the pair
      * -(divider port + 1), busy cycles.
      */
-    int[] demand(InstructionParams row) {
+    public int[] demand(InstructionParams row) {
         return demands.get(row);
     }
 
@@ -310,7 +310,7 @@ final class PortGroups {
      * preferring one not yet taken by this instruction, then the least used; when an instruction has more
      * micro-ops on a group than it has free members, a port takes several and stays busy that many cycles.
      */
-    boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now, long[] taken) {
+    public boolean reserve(int[] demand, long[] portFree, long[] portUse, long[] portBusy, long now, long[] taken) {
         if (demand.length == 0) {
             return true;
         }

@@ -14,7 +14,7 @@ import java.util.Objects;
 /**
  * A cycle-level out-of-order core, as two machines behind one facade: the second generation ({@link Pipeline},
  * DESIGN.md §11: front end, renamer, ports bound at issue, memory) and the first, llvm-mca-compatible one
- * ({@link FirstGeneration}), chosen by {@link Options#secondGeneration()}. Besides a run, the facade gives what
+ * ({@link dev.basalt.simulator.firstgen.FirstGeneration}), chosen by {@link Options#secondGeneration()}. Besides a run, the facade gives what
  * is derived from the same facts: the analytical {@link #bounds}, the {@link #bottleneck}, the front end's
  * choices ({@link #frontEnd}), and the row an instruction form resolves to ({@link #resolve}).
  *
@@ -77,7 +77,7 @@ public final class Simulator {
     }
 
     /** The CPU's ports and port groups, and each row's port demands. */
-    PortGroups ports() {
+    public PortGroups ports() {
         return ports;
     }
 
@@ -574,11 +574,21 @@ public final class Simulator {
                 ? new Pipeline(this, block, options, true, scratch.get()).run().cyclesPerIteration() : 0;
     }
 
+    /**
+     * Fails a run of {@code total} instances of {@code block} that reached cycle {@code now}: no instruction takes
+     * 1,000 cycles, so a run that long is a bug of a machine, not a block.
+     */
+    public static void checkRunLength(long now, long total, BasicBlock block) {
+        if (now > 1000L * total + 100_000L) {
+            throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
+        }
+    }
+
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         if (options.secondGeneration()) {
             return new Pipeline(this, block, options, false, scratch.get()).run();
         }
-        return new FirstGeneration(this, block, options).run();
+        return new dev.basalt.simulator.firstgen.FirstGeneration(this, block, options).run();
     }
 }

@@ -32,7 +32,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
     }
 
     /** Whether each instruction is a push, pop, call or ret (whose rsp update the stack engine absorbs). */
-    static boolean[] stackOps(BasicBlock block) {
+    public static boolean[] stackOps(BasicBlock block) {
         boolean[] stackOp = new boolean[block.size()];
         for (int i = 0; i < stackOp.length; i++) {
             stackOp[i] = isStackOp(block.instruction(i));
@@ -47,7 +47,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
     }
 
     /** The RAW sources the simulator waits for under {@code options}. */
-    static Sources of(BasicBlock block, Simulator.Options options, boolean[] stackOp) {
+    public static Sources of(BasicBlock block, Simulator.Options options, boolean[] stackOp) {
         return of(block, options, stackOp, null);
     }
 

@@ -4,7 +4,7 @@ package dev.basalt.simulator;
  * When a run may stop: once the iterations retire periodically, the rest of the run is known and extrapolated.
  * Both machines ask here ({@link #steadyState} the first, {@link #repeatingPeriod} the second).
  */
-final class SteadyState {
+public final class SteadyState {
 
     private SteadyState() {
     }
@@ -16,7 +16,7 @@ final class SteadyState {
      * stops early. Returns that cycle, or -1 to keep simulating. The result equals a full run whenever the
      * schedule is truly periodic, which it is once buffers and ports have settled.
      */
-    static long steadyState(long[] retired, int k, int iterations) {
+    public static long steadyState(long[] retired, int k, int iterations) {
         long[] steady = steadyPeriod(retired, k, iterations, 8, 24);
         return steady == null ? -1 : steady[0];
     }

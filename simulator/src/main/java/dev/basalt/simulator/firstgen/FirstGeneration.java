@@ -1,8 +1,12 @@
-package dev.basalt.simulator;
+package dev.basalt.simulator.firstgen;
 
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
+import dev.basalt.simulator.PortGroups;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.Sources;
+import dev.basalt.simulator.SteadyState;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,10 +33,11 @@ import java.util.Map;
  * cycles until the last instruction retires / iterations, port pressure and waiting per iteration.
  *
  * <p>With llvm-mca-14's tables and options ({@code simulator-default}) it is llvm-mca's model
- * ({@code LlvmMcaFidelityTest}); it stays in the simulator's package because it reads the same package-private
- * facts (rows, port groups, sources) as the second machine.
+ * ({@code LlvmMcaFidelityTest}). It is a package of its own (issue 37), over the simulator's public facts: rows
+ * ({@link Simulator#resolve}), port groups ({@link PortGroups}), sources ({@link Sources}) and the steady state
+ * ({@link SteadyState}); {@link Simulator#run} hands it the runs of {@code Options.secondGeneration() == false}.
  */
-final class FirstGeneration {
+public final class FirstGeneration {
 
     /** The port demands of a zero idiom: none. */
     private static final int[] NO_DEMAND = new int[0];
@@ -40,13 +45,13 @@ final class FirstGeneration {
     private final Simulator simulator;
     private final Run run;
 
-    FirstGeneration(Simulator simulator, BasicBlock block, Simulator.Options options) {
+    public FirstGeneration(Simulator simulator, BasicBlock block, Simulator.Options options) {
         this.simulator = simulator;
         this.run = new Run(block, options);
     }
 
     /** The cycle loop: retire, issue, dispatch, tick, until every instance retired or the steady state is known. */
-    Simulator.Result run() {
+    public Simulator.Result run() {
         while (run.running()) {
             run.retire();
             if (run.extrapolated()) {
@@ -272,9 +277,7 @@ final class FirstGeneration {
         /** Ends the cycle. */
         void tick() {
             now++;
-            if (now > 1000L * total + 100_000L) { // no instruction takes 1,000 cycles: a bug, not a block
-                throw new IllegalStateException("simulation of " + block.hex() + " did not finish");
-            }
+            Simulator.checkRunLength(now, total, block);
         }
 
         /** The statistics, per simulated iteration (all of them, or those up to the steady state). */
