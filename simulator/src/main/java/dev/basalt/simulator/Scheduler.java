@@ -39,12 +39,17 @@ final class Scheduler {
         if (queues) {
             Arrays.fill(pl.portWaiters, 0);
         }
-        for (int s = 0; s < pl.schedCount; s++) {
-            int j = pl.scheduler[s];
-            int at = j & pl.mask;
-            if (wake[at] > pl.now) { // known not to be ready yet: the hot path of a full scheduler
-                soonest = Math.min(soonest, wake[at]);
-                pl.scheduler[keep++] = j;
+        int[] scheduler = pl.scheduler;
+        int count = pl.schedCount;
+        int mask = pl.mask;
+        long now = pl.now;
+        for (int s = 0; s < count; s++) {
+            int j = scheduler[s];
+            int at = j & mask;
+            long due = wake[at];
+            if (due > now) { // known not to be ready yet: the hot path of a full scheduler
+                soonest = Math.min(soonest, due);
+                scheduler[keep++] = j;
                 continue;
             }
             int i = pl.insnOf[at];
