@@ -407,14 +407,22 @@ public final class Simulator {
                 busiest = params.ports().get(p);
             }
         }
-        float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput), latency,
-                readAdvance);
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
-            if (c[0][i] > 0) {
-                onChain.add(i);
+        if (facts != null) {
+            // The second machine's chain as the bounds weigh it (a load+operation's register operands wait for the
+            // operation alone, its address for the load too): the number the analytical bounds print.
+            Bounds b = Bounds.of(facts);
+            chain = b.latency();
+            onChain.addAll(b.critical());
+        } else {
+            float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput),
+                    latency, readAdvance);
+            for (int i = 0; i < n; i++) {
+                chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
+                if (c[0][i] > 0) {
+                    onChain.add(i);
+                }
             }
         }
         double top = Math.max(Math.max(chain, port), Math.max(dispatch, frontEnd));
