@@ -66,7 +66,7 @@ final class Scheduler {
                     wake[at] = notReady(at);
                 }
                 soonest = Math.min(soonest, wake[at]);
-                pl.scheduler[keep++] = j;
+                scheduler[keep++] = j;
             } else if (ready(j, i, false) && (pl.eliminated[at] || (pl.twoStep[i] || !pl.loading[i] || bankFree(i))
                     && takePorts(j, i, 0, pl.split[i], pl.opPart[i]))) {
                 if (!pl.twoStep[i] && pl.loading[i]) {
@@ -92,11 +92,11 @@ final class Scheduler {
                 int port = pl.bound[at * pl.maxDemand];
                 wake[at] = Math.max(pl.now + 1, pl.portFree[port] + pl.portWaiters[port]++);
                 soonest = Math.min(soonest, wake[at]);
-                pl.scheduler[keep++] = j;
+                scheduler[keep++] = j;
             } else {
                 wake[at] = notReady(at);
                 soonest = Math.min(soonest, wake[at]);
-                pl.scheduler[keep++] = j;
+                scheduler[keep++] = j;
             }
         }
         pl.schedCount = keep;
