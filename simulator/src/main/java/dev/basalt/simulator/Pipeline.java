@@ -84,7 +84,7 @@ final class Pipeline extends BlockFacts {
     // Instances waiting for j's result, a list through waitNext (-1 ends it): an entry whose producer has not
     // executed is parked (wake MAX) on it, and woken when it executes, instead of being looked at every cycle.
     final int[] waitHead;
-    // Per slot, its instance's instruction (j % n) and iteration (j / n): divisions were a tenth of the scheduler.
+    // Per slot, its instance's instruction (j % n) and iteration (j / n), set once instead of divided per look.
     final int[] insnOf;
     final int[] iterOf;
     final int[] waitNext;
@@ -131,7 +131,7 @@ final class Pipeline extends BlockFacts {
     final long[] iterationSignature;
     long retireSignature; // of the iteration now retiring
     // The first instances' stage cycles, TIMELINE_FIELDS each, as Simulator.Result's timeline gives them: one flat
-    // array a run (a list of 64 small arrays was a twentieth of a run), read as rows only when asked.
+    // array a run instead of 64 small ones, read as rows only when asked.
     static final int TIMELINE_FIELDS = 7;
     final int[] timeline;
     int timelineRows;

@@ -14,9 +14,10 @@ import java.util.Objects;
 /**
  * A cycle-level out-of-order core, as two machines behind one facade: the second generation ({@link Pipeline},
  * DESIGN.md §11: front end, renamer, ports bound at issue, memory) and the first, llvm-mca-compatible one
- * ({@link dev.basalt.simulator.firstgen.FirstGeneration}), chosen by {@link Options#secondGeneration()}. Besides a run, the facade gives what
- * is derived from the same facts: the analytical {@link #bounds}, the {@link #bottleneck}, the front end's
- * choices ({@link #frontEnd}), and the row an instruction form resolves to ({@link #resolve}).
+ * ({@link dev.basalt.simulator.firstgen.FirstGeneration}), chosen by {@link Options#secondGeneration()}. Besides
+ * a run, the facade gives what is derived from the same facts: the analytical {@link #bounds}, the
+ * {@link #bottleneck}, the front end's choices ({@link #frontEnd}), and the row an instruction form resolves to
+ * ({@link #resolve}).
  *
  * <p>What an instruction waits for is its {@link Sources}. With the stack engine on, the {@code rsp} updates of
  * push, pop, call and ret cost nothing and create no dependency (uiCA models this; llvm-mca does not).
@@ -377,8 +378,7 @@ public final class Simulator {
         boolean[] stackOp = Sources.stackOps(block);
         boolean second = options.secondGeneration();
         List<int[]> portDemands = new ArrayList<>();
-        // The second machine's latencies as a run takes them (dividers on small operands, slow lea, locks).
-        BlockFacts facts = second ? new BlockFacts(this, block, options) : null;
+        BlockFacts facts = second ? new BlockFacts(this, block, options) : null; // its chain is the bounds'
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             InstructionParams row = resolve(insn.form()).row();
@@ -393,7 +393,7 @@ public final class Simulator {
             } else {
                 uops += Math.max(1, row.uops());
             }
-            latency[i] = zero ? 0f : Math.max(0, facts != null ? facts.latency[i] : row.latency());
+            latency[i] = zero ? 0f : Math.max(0, row.latency()); // the first machine's chain
             readAdvance[i] = Math.max(0, row.readAdvance());
         }
         double dispatch = uops / (second ? params.core().issueWidth() : params.dispatchWidth());
