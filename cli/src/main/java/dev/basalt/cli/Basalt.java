@@ -7,6 +7,7 @@ import dev.basalt.decoder.ZydisUnavailableException;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine.Command;
 
 /**
@@ -19,11 +20,10 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "basalt", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Throughput of x86-64 basic blocks: decode, predict, simulate, train, evaluate.",
-        footer = {"", "  bulk      Predict many blocks on Apache Spark (basalt bulk --help)."},
         subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, PredictCommand.class,
             AnalyzeCommand.class,
             ParamsCommand.class, TrainCommand.class, TuneCommand.class, ExplainCommand.class, EvalCommand.class,
-            MeasureCommand.class,
+            MeasureCommand.class, CalibrateCommand.class,
             CommandLine.HelpCommand.class})
 public final class Basalt {
 
@@ -34,6 +34,20 @@ public final class Basalt {
 
     public static void main(String[] args) {
         System.exit(run(args));
+    }
+
+    /**
+     * The top-level help's footer: {@code basalt bulk}, then every CPU with what backs it (Basalt's own
+     * measurements, BHive's, or llvm-mca's tables only), from the CPU descriptors.
+     */
+    private static String[] footer() {
+        List<String> lines = new java.util.ArrayList<>(List.of("", "  bulk      Predict many blocks on Apache Spark "
+                + "(basalt bulk --help).", "", "CPUs (--mcpu; name, aliases, what backs it):"));
+        for (Microarchitecture m : Microarchitecture.all()) {
+            lines.add(String.format(java.util.Locale.ROOT, "  %-10s %-14s %s: %s", m.llvmName(),
+                    String.join(", ", m.descriptor().aliases()), m.descriptor().description(), m.evidence()));
+        }
+        return lines.toArray(String[]::new);
     }
 
     /** Runs the command line and returns its exit code. */
@@ -49,6 +63,7 @@ public final class Basalt {
             System.setProperty("org.slf4j.simpleLogger.log.ai.djl", "info");
         }
         CommandLine cl = new CommandLine(new Basalt());
+        cl.getCommandSpec().usageMessage().footer(footer());
         cl.setOut(out);
         cl.setErr(err);
         cl.registerConverter(Microarchitecture.class, name -> {

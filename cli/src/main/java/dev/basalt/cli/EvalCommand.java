@@ -41,7 +41,8 @@ final class EvalCommand implements Callable<Integer> {
                     + "for llvm-mca-14 itself); default ${DEFAULT-VALUE}.")
     List<String> models;
 
-    @Option(names = "--mcpu", split = ",", description = "CPUs (default: every CPU with measurements).")
+    @Option(names = "--mcpu", split = ",", description = "CPUs (default: those BHive measured; a CPU Basalt "
+            + "measured, such as znver5, is scored on its own data set).")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--split", defaultValue = "test", description = "train, validation, test or all (default "
@@ -169,13 +170,19 @@ final class EvalCommand implements Callable<Integer> {
         List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
                 : mcpu.stream().distinct().toList();
         Dataset data = Dataset.bundled();
+        for (Microarchitecture m : cpus) { // a CPU Basalt measured is scored on its own measurements
+            if (m.descriptor().measured().isPresent()) {
+                data = data.plus(Dataset.measured(m));
+            }
+        }
         for (Microarchitecture m : cpus) { // a CPU with no measured block would give an empty result
             boolean any = data.labelled(m).stream().anyMatch(b -> chosenSplit.isEmpty()
                     || dev.basalt.datasets.SplitScheme.defaults().of(b) == chosenSplit.get());
             if (!any) {
-                throw new BadInputException("--mcpu " + m + ": the bundled sample has no measured blocks for it"
+                throw new BadInputException("--mcpu " + m + ": no measured blocks for it"
                         + (chosenSplit.isEmpty() ? "" : " in the " + split + " split") + " (measured: "
-                        + String.join(", ", Microarchitecture.measured().stream().map(Microarchitecture::llvmName)
+                        + String.join(", ", java.util.stream.Stream.concat(Microarchitecture.measured().stream(),
+                                Microarchitecture.hostMeasured().stream()).map(Microarchitecture::llvmName)
                                 .toList()) + ")");
             }
         }

@@ -92,6 +92,9 @@ final class ParamsCommand {
                 }
             }
             StringBuilder command = new StringBuilder("basalt params import --mcpu " + uarch.llvmName());
+            if (!llvmMca.equals("llvm-mca-14") || !llvmMc.equals("llvm-mc-14")) { // the tools are part of the recipe
+                command.append(" --llvm-mca ").append(llvmMca).append(" --llvm-mc ").append(llvmMc);
+            }
             blocks.forEach(p -> command.append(" --blocks ").append(p));
             if (allForms) {
                 command.append(" --all-forms");

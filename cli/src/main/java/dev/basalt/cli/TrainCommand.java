@@ -182,18 +182,26 @@ final class TrainCommand implements Callable<Integer> {
                         .map(m -> m.shortName() + ".csv").toList()) + " in --data-dir " + dataDir);
             }
         }
-        Dataset data = DatasetCommand.load(files);
+        Dataset loaded = DatasetCommand.load(files);
+        if (files == null || files.isEmpty()) { // a CPU Basalt measured learns from its own measurements
+            for (Microarchitecture m : cpus) {
+                if (m.descriptor().measured().isPresent()) {
+                    loaded = loaded.plus(Dataset.measured(m));
+                }
+            }
+        }
+        Dataset data = loaded;
         SplitScheme scheme = SplitScheme.defaults();
         List<LabelledBlock> train = data.blocks(scheme, Split.TRAIN);
-        if (maxTrain != null && maxTrain < train.size()) {
-            train = train.subList(0, maxTrain);
-        }
         List<LabelledBlock> validation = data.blocks(scheme, Split.VALIDATION);
         List<LabelledBlock> test = data.blocks(scheme, Split.TEST);
         if (mcpus != null) {
             // Blocks with no label for any chosen CPU teach nothing; drop them so "one CPU, same budget" is fair.
             train = train.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
             validation = validation.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).toList();
+        }
+        if (maxTrain != null && maxTrain < train.size()) { // the first N of the chosen CPUs' blocks
+            train = train.subList(0, maxTrain);
         }
         if (train.isEmpty() || validation.isEmpty()) { // an empty file, or one of bad rows: nothing to learn from
             throw new BadInputException("no " + (train.isEmpty() ? "training" : "validation") + " blocks"

@@ -42,8 +42,8 @@ final class TuneCommand implements Callable<Integer> {
     @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
     Microarchitecture mcpu;
 
-    @Option(names = "--data", paramLabel = "FILE", description = "Measured BHive CSV for this CPU (default: the "
-            + "bundled sample).")
+    @Option(names = "--data", paramLabel = "FILE", description = "Measured BHive CSV for this CPU (default: Basalt's "
+            + "own measurements of it where it has them, else the bundled BHive sample).")
     Path data;
 
     @Option(names = "--unlabelled", paramLabel = "FILE", description = "More blocks (BHive CSV, hex first) to "
@@ -128,6 +128,8 @@ final class TuneCommand implements Callable<Integer> {
         Dataset dataset;
         if (data != null) {
             dataset = Dataset.load("custom", Map.of(uarch, data));
+        } else if (uarch.descriptor().measured().isPresent()) {
+            dataset = Dataset.measured(uarch); // Basalt's own measurements of this CPU
         } else {
             dataset = Dataset.bundled();
         }
@@ -141,7 +143,7 @@ final class TuneCommand implements Callable<Integer> {
         List<LabelledBlock> test = dataset.blocks(scheme, Split.TEST).stream().filter(b -> b.hasLabel(uarch)).toList();
         if (train.isEmpty() || validation.isEmpty()) {
             throw new BadInputException("no " + uarch.llvmName() + " measurements to tune on in "
-                    + (data == null ? "the bundled sample" : data));
+                    + (data == null ? "the bundled data (" + dataset.name() + ")" : data));
         }
         // Surrogate data: every training-split block (labelled for any CPU) and any extra blocks given.
         Map<String, BasicBlock> pool = new LinkedHashMap<>();

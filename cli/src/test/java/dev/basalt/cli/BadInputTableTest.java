@@ -297,6 +297,13 @@ class BadInputTableTest {
         bad("measure", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/m.csv", "4801d8");
         bad("measure", "negative size", "--tries", "--tries", "-1", "--out", "$DIR/m.csv", "4801d8");
         bad("measure", "zero size", "--time-limit", "--time-limit", "0", "--out", "$DIR/m.csv", "4801d8");
+        // calibrate (every case fails before a block is measured)
+        bad("calibrate", "no output", "--out");
+        bad("calibrate", "too small", "--blocks", "--blocks", "5", "--out", "$DIR/cal");
+        bad("calibrate", "negative size", "--noise-blocks", "--noise-blocks", "-1", "--out", "$DIR/cal");
+        bad("calibrate", "unknown CPU", "--from", "--from", "pentium", "--out", "$DIR/cal");
+        bad("calibrate", "unwritable output", "--out", "--out", "$DIR/file.txt/cal");
+        bad("calibrate", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/cal");
     }
 
     /** The scratch files the cases read. */

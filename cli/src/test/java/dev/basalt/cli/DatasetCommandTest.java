@@ -63,10 +63,10 @@ class DatasetCommandTest {
 
     @Test
     void badCpuOrFileExitsTwo() {
-        CliRun r = run("dataset", "stats", "--mcpu", "zen4");
+        CliRun r = run("dataset", "stats", "--mcpu", "zen6");
         assertEquals(2, r.exit());
         assertTrue(r.err().startsWith("basalt dataset stats: Invalid value for option '--mcpu' (CPU): unknown "
-                + "microarchitecture 'zen4'"), r.err());
+                + "microarchitecture 'zen6'"), r.err());
         assertEquals(2, r.err().lines().count(), "one line and a pointer to --help: " + r.err());
         CliRun f = run("dataset", "--data", "hsw=/nonexistent/hsw.csv", "stats");
         assertEquals(2, f.exit());

@@ -15,6 +15,9 @@ import java.util.Optional;
  * @param description   a human name ("Intel Haswell")
  * @param bhiveFile     the bundled BHive sample's file name without {@code .csv}, or null when no measurements
  *                      are bundled for this CPU
+ * @param measurements  the folder of the project's own measurements of this CPU under the datasets module's
+ *                      {@code measured/} resources, named by the CPU they were measured on
+ *                      ({@code amd-family26-model2}), or null when Basalt has not measured it
  * @param dispatchWidth llvm-mca-14's dispatch width for the CPU (micro-ops per cycle)
  * @param robSize       llvm-mca-14's reorder buffer (micro-ops)
  * @param schedulerSize the scheduler entries the simulator models (llvm-mca-14's largest buffer)
@@ -28,7 +31,7 @@ import java.util.Optional;
  *                      refused for this CPU ({@link IsaSupport}). Empty: not known, nothing is refused.
  */
 public record CpuDescriptor(String name, List<String> aliases, String description, String bhiveFile,
-                            int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
+                            String measurements, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
                             List<Port> llvmMcaPorts, String notes, java.util.Set<String> isaExtensions) {
 
     /**
@@ -66,6 +69,11 @@ public record CpuDescriptor(String name, List<String> aliases, String descriptio
     /** The bundled measurements' file name, if this CPU has any. */
     public Optional<String> bhive() {
         return Optional.ofNullable(bhiveFile);
+    }
+
+    /** The folder of Basalt's own measurements of this CPU, if it has any. */
+    public Optional<String> measured() {
+        return Optional.ofNullable(measurements);
     }
 
     /** The port of an llvm-mca resource, from {@link #llvmMcaPorts}. */

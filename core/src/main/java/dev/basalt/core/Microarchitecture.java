@@ -79,6 +79,20 @@ public final class Microarchitecture implements Comparable<Microarchitecture> {
         return ALL.stream().filter(m -> m.descriptor.bhive().isPresent()).toList();
     }
 
+    /** The CPUs Basalt measured itself ({@code basalt measure}; data sets named by the CPU), in index order. */
+    public static List<Microarchitecture> hostMeasured() {
+        return ALL.stream().filter(m -> m.descriptor.measured().isPresent()).toList();
+    }
+
+    /**
+     * What backs this CPU's numbers, for help texts and reports: {@code "measured by Basalt"} (its own data
+     * set), {@code "BHive"} (BHive's published measurements), or {@code "imported only"} (llvm-mca's tables).
+     */
+    public String evidence() {
+        return descriptor.measured().isPresent() ? "measured by Basalt" : descriptor.bhive().isPresent() ? "BHive"
+                : "imported only";
+    }
+
     /** Everything the descriptor says. */
     public CpuDescriptor descriptor() {
         return descriptor;

@@ -19,7 +19,8 @@ class MicroarchitectureTest {
     @Test
     void rejectsUnknownNamesListingTheValidOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Microarchitecture.parse("zen4"));
-        assertTrue(e.getMessage().contains("'zen4'") && e.getMessage().contains("haswell (hsw)"), e.getMessage());
+                () -> Microarchitecture.parse("zen6"));
+        assertTrue(e.getMessage().contains("'zen6'") && e.getMessage().contains("haswell (hsw)")
+                && e.getMessage().contains("znver5 (zen5)"), e.getMessage());
     }
 }

@@ -26,6 +26,7 @@ import java.util.function.Predicate;
 public final class Dataset {
 
     private static final String BUNDLED = "bhive/";
+    private static final String MEASURED = "measured/";
 
     private final String name;
     private final List<LabelledBlock> blocks;
@@ -44,18 +45,21 @@ public final class Dataset {
         for (BlockFiles.Loaded f : files) {
             summaries.add(f.summary());
             for (LabelledBlock b : f.blocks()) {
-                byHex.merge(b.hex(), b, (old, add) -> {
-                    LabelledBlock merged = old;
-                    for (Map.Entry<Microarchitecture, Double> e : add.throughputs().entrySet()) {
-                        if (!merged.hasLabel(e.getKey())) {
-                            merged = merged.withLabel(e.getKey(), e.getValue());
-                        }
-                    }
-                    return merged;
-                });
+                byHex.merge(b.hex(), b, Dataset::merge);
             }
         }
         return new Dataset(name, new ArrayList<>(byHex.values()), summaries);
+    }
+
+    /** One block's labels from two files: {@code old}'s, and {@code add}'s for the CPUs {@code old} lacks. */
+    private static LabelledBlock merge(LabelledBlock old, LabelledBlock add) {
+        LabelledBlock merged = old;
+        for (Map.Entry<Microarchitecture, Double> e : add.throughputs().entrySet()) {
+            if (!merged.hasLabel(e.getKey())) {
+                merged = merged.withLabel(e.getKey(), e.getValue());
+            }
+        }
+        return merged;
     }
 
     /** Reads one BHive CSV per CPU and joins them. */
@@ -87,6 +91,45 @@ public final class Dataset {
             }
         }
         return join("bhive-sample", loaded);
+    }
+
+    /**
+     * Basalt's own measurements of {@code uarch} ({@code basalt measure}: the blocks of BHive's unlabelled real
+     * code, timed on that CPU; see {@code measured/<folder>/PROVENANCE.md} beside this class), labelled for it.
+     *
+     * @throws IllegalArgumentException when Basalt has not measured the CPU
+     */
+    public static Dataset measured(Microarchitecture uarch) {
+        String folder = uarch.descriptor().measured().orElseThrow(() -> new IllegalArgumentException(
+                uarch + " has no measurements of Basalt's own; these CPUs do: " + Microarchitecture.hostMeasured()));
+        String resource = MEASURED + folder + "/unlabelled.csv";
+        try (InputStream in = Dataset.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("measured data " + resource + " is missing from the jar");
+            }
+            try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+                return join("measured-" + folder,
+                        List.of(BlockFiles.read(r, "measured " + folder + "/unlabelled.csv", Optional.of(uarch))));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + resource, e);
+        }
+    }
+
+    /**
+     * This data set and {@code other} as one (blocks by hex, labels merged as {@link #join} merges them; this one's
+     * label wins for a CPU both label).
+     */
+    public Dataset plus(Dataset other) {
+        Map<String, LabelledBlock> byHex = new LinkedHashMap<>();
+        for (Dataset d : List.of(this, other)) {
+            for (LabelledBlock b : d.blocks) {
+                byHex.merge(b.hex(), b, Dataset::merge);
+            }
+        }
+        List<LoadSummary> all = new ArrayList<>(summaries);
+        all.addAll(other.summaries);
+        return new Dataset(name + "+" + other.name, new ArrayList<>(byHex.values()), all);
     }
 
     /** The data set's name, for reports. */
@@ -128,7 +171,7 @@ public final class Dataset {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             for (LabelledBlock b : blocks) {
                 md.update(b.hex().getBytes(StandardCharsets.US_ASCII));
-                for (Microarchitecture m : Microarchitecture.measured()) {
+                for (Microarchitecture m : Microarchitecture.all()) {
                     b.throughput(m).ifPresent(v -> md.update((m.shortName() + "=" + v + ";")
                             .getBytes(StandardCharsets.US_ASCII)));
                 }

@@ -82,4 +82,24 @@ class MeasuredDataSetTest {
             assertEquals(blocks.path(status).asInt(), statuses.getOrDefault(status, 0).intValue(), status);
         }
     }
+
+    @Test
+    void theCpuItWasMeasuredOnLoadsItAsItsData() {
+        // znver5's descriptor names this folder; the data set is its labels, BHive's hash split over them.
+        dev.basalt.core.Microarchitecture zen5 = dev.basalt.core.Microarchitecture.parse("znver5");
+        assertEquals(java.util.Optional.of("amd-family26-model2"), zen5.descriptor().measured());
+        assertEquals("measured by Basalt", zen5.evidence());
+        assertEquals("BHive", dev.basalt.core.Microarchitecture.SKYLAKE.evidence());
+        assertEquals("imported only", dev.basalt.core.Microarchitecture.parse("znver4").evidence());
+        Dataset d = Dataset.measured(zen5);
+        assertEquals(120_564, d.labelled(zen5).size());
+        SplitScheme s = SplitScheme.defaults();
+        assertEquals(96_304, d.blocks(s, Split.TRAIN).size());
+        assertEquals(12_063, d.blocks(s, Split.VALIDATION).size());
+        assertEquals(12_197, d.blocks(s, Split.TEST).size());
+        // The first row of the CSV: 125.30 cycles per 100 iterations.
+        assertEquals(1.2530, d.blocks().get(0).throughput(zen5).getAsDouble(), 1e-9);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Dataset.measured(dev.basalt.core.Microarchitecture.SKYLAKE));
+    }
 }

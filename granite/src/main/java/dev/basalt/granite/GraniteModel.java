@@ -68,6 +68,18 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
         return bundled(GraniteModel.class, BUNDLED, FORMAT, GraniteModel::new);
     }
 
+    /**
+     * The bundled model of one CPU the default model has no head for ({@code granite-<cpu>.granite}: a CPU Basalt
+     * measured, trained on its own data set), if this build has one.
+     */
+    public static java.util.Optional<GraniteModel> bundled(dev.basalt.core.Microarchitecture cpu) throws IOException {
+        String resource = "granite-" + cpu.llvmName() + ".granite";
+        if (GraniteModel.class.getResource(resource) == null) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(bundled(GraniteModel.class, resource, FORMAT, GraniteModel::new));
+    }
+
     @Override
     public String name() {
         return "granite";

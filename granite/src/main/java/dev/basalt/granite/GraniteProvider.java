@@ -23,7 +23,7 @@ public final class GraniteProvider implements EstimatorProvider, TrainableProvid
 
     @Override
     public ThroughputEstimator load(String name) throws IOException {
-        return GraniteModel.bundled();
+        return dev.basalt.core.CpuRouted.withOwnModels(name(), GraniteModel.bundled(), GraniteModel::bundled);
     }
 
     @Override

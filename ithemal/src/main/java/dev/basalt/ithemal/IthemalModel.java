@@ -63,6 +63,18 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
         return bundled(IthemalModel.class, BUNDLED, FORMAT, IthemalModel::new);
     }
 
+    /**
+     * The bundled model of one CPU the default model has no head for ({@code ithemal-<cpu>.ithemal}: a CPU Basalt
+     * measured, trained on its own data set), if this build has one.
+     */
+    public static java.util.Optional<IthemalModel> bundled(dev.basalt.core.Microarchitecture cpu) throws IOException {
+        String resource = "ithemal-" + cpu.llvmName() + ".ithemal";
+        if (IthemalModel.class.getResource(resource) == null) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(bundled(IthemalModel.class, resource, FORMAT, IthemalModel::new));
+    }
+
     @Override
     public String name() {
         return "ithemal";

@@ -23,7 +23,7 @@ public final class IthemalProvider implements EstimatorProvider, TrainableProvid
 
     @Override
     public ThroughputEstimator load(String name) throws IOException {
-        return IthemalModel.bundled();
+        return dev.basalt.core.CpuRouted.withOwnModels(name(), IthemalModel.bundled(), IthemalModel::bundled);
     }
 
     @Override

@@ -66,6 +66,7 @@ class BlockFacts {
     final int[] start;
     final int[] producers;
     final boolean[] memorySource;
+    final boolean[] stableAddress; // its memory operand's registers are not written in the block (memory renaming)
     final boolean[] addressSource;
     final boolean[] partialSource; // a store→load source whose store does not contain the load
     final Map<String, Simulator.RowSource> fallbacks; // forms the table has no row of, in block order
@@ -234,6 +235,7 @@ class BlockFacts {
         this.memorySource = src.memory();
         this.addressSource = src.address();
         this.partialSource = src.partial();
+        this.stableAddress = stableAddresses(block);
         // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in
         // two steps too: the merge waits for the old value, the load does not.
         for (int i = 0; i < n; i++) {
@@ -348,5 +350,45 @@ class BlockFacts {
         }
         SimulatorEstimator.addFallbackNotes(notes, fallbacks);
         return notes;
+    }
+
+    /**
+     * Whether load {@code i} gets the data of store {@code store} along source {@code k} by memory renaming
+     * ({@link CoreParams#memoryRenaming}): both addresses name registers the block never writes, and the store
+     * holds all the load reads; a locked instruction (a fence) is never renamed.
+     */
+    boolean renamed(int i, int store, int k) {
+        return simulator.params().core().memoryRenaming() && options.storeForwarding() && !partialSource[k]
+                && stableAddress[i] && stableAddress[store] && !locked[i] && !locked[store];
+    }
+
+    /**
+     * Per instruction, whether the registers its memory operand depends on (base, index) are written by no
+     * instruction of the block, so that the address names the same register values every iteration: what AMD's
+     * memory file needs to pair a load with a store (base register and displacement). The stack engine's implicit
+     * stack-pointer updates (push, pop, call, ret) do not count; an explicit write of rsp does.
+     */
+    static boolean[] stableAddresses(dev.basalt.decoder.BasicBlock block) {
+        java.util.Set<Integer> written = new java.util.HashSet<>();
+        for (dev.basalt.decoder.Instruction insn : block.instructions()) {
+            for (dev.basalt.decoder.Operand o : insn.operands()) {
+                if (o instanceof dev.basalt.decoder.Operand.RegisterOperand r && r.action().writes()
+                        && !(r.register().enclosingName().equals("rsp") && !r.visibility().isVisible())) {
+                    written.add(r.register().enclosingId());
+                }
+            }
+        }
+        boolean[] out = new boolean[block.size()];
+        for (int i = 0; i < block.size(); i++) {
+            out[i] = true;
+            for (dev.basalt.decoder.Operand o : block.instruction(i).operands()) {
+                if (o instanceof dev.basalt.decoder.Operand.MemoryOperand m
+                        && (m.base() != null && written.contains(m.base().enclosingId())
+                        || m.index() != null && written.contains(m.index().enclosingId()))) {
+                    out[i] = false;
+                }
+            }
+        }
+        return out;
     }
 }

@@ -677,6 +677,9 @@ public final class Bounds {
         }
         int opLatency = p.loading[v] ? (eliminated ? 0 : p.opLatency[v]) : lat; // a two-step instruction's second step
         int loadStep = p.loading[v] ? loadLatency : 1;
+        if (p.memorySource[k] && p.renamed(v, p.producers[2 * k], k)) { // renamed: the data a cycle before the store
+            return -1 + (p.twoStep[v] ? opLatency : Math.max(0, lat - p.simulator.params().loadLatency()));
+        }
         if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
             double arrive = p.options.storeForwarding()
                     ? c.storeForwardLatency() - loadLatency + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)

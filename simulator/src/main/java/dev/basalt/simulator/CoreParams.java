@@ -50,6 +50,11 @@ import java.util.Map;
  *                              absent: the CPU's {@link #defaults}, when the table is read
  * @param fences                how often each kind of fence can execute ({@link Fences}); absent: the CPU's
  *                              {@link #defaults}, when the table is read
+ * @param memoryRenaming        whether a load of an address a store just wrote gets the stored register's value as
+ *                              soon as the store has it, without the forwarding latency (AMD's memory file, Zen 2
+ *                              on), when the registers that address both depend on are not written in the block
+ *                              (the file matches a store and a load by base register and displacement; implicit
+ *                              stack-pointer updates do not count). Otherwise {@code storeForwardLatency} applies.
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -58,7 +63,27 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          String storeAddressPorts, String storeDataPorts, String slowLeaPorts, int slowLeaLatency,
                          int storeForwardFailPenalty, int lockCycles, boolean cacheBanks,
                          List<String> falseOutputDependencies, LoopFrontEnd loop, Dividers dividers,
-                         Fences fences) {
+                         Fences fences,
+                         // Left out of the JSON when false, so tables (and fingerprints) of CPUs without it stay as
+                         // they were before it existed.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         boolean memoryRenaming) {
+
+    /** Parameters without memory renaming (every Intel core Basalt models). */
+    public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
+                      int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
+                      int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
+                      int storeForwardLatency, Unlamination unlamination, String loadPorts, String storeAddressPorts,
+                      String storeDataPorts, String slowLeaPorts, int slowLeaLatency, int storeForwardFailPenalty,
+                      int lockCycles, boolean cacheBanks, List<String> falseOutputDependencies, LoopFrontEnd loop,
+                      Dividers dividers, Fences fences) {
+        this(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops, msSwitchCycles,
+                msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
+                moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
+                slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
+                loop, dividers, fences, false);
+    }
 
     /**
      * What a CPU does with branches and loops (DESIGN.md §12, the uiCA paper §4).
@@ -182,7 +207,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences);
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming);
     }
 
     /**
@@ -203,6 +228,18 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
             case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
                     Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE, Dividers.NONE,
                     Fences.NONE);
+            // Zen 4 and Zen 5 (AMD's Software Optimization Guides for families 19h and 1Ah; Zen 5 as measured here,
+            // README "Measuring on this machine"): one 4-wide decoder cluster per thread fed 16 bytes a cycle (BHive's
+            // unrolled code, too large for the op cache: 7-byte instructions run at 0.44 cycles each), no
+            // length-changing-prefix stall, more than two macro-ops microcoded, dispatch 6 (Zen 4) or 8 (Zen 5),
+            // memory micro-ops on the AGUs (three on Zen 4, four on Zen 5: port n) with store data on the two store
+            // pipes, memory renaming (memoryRenaming) beside a 5-cycle forwarding latency, no false output dependencies, fusion of a flag-setting ALU instruction with any conditional jump, an
+            // op cache and no loop buffer.
+            case "znver4", "znver5" -> new CoreParams(16, 6, 0, 24, 4, 6, 2, 4, 2, 64,
+                    mcpu.equals("znver5") ? 8 : 6, 8, 6, 1, 5, Unlamination.NONE,
+                    mcpu.equals("znver5") ? "456n" : "456", mcpu.equals("znver5") ? "456n" : "456", "lm", "", 1, 7,
+                    19, false, List.of(), new LoopFrontEnd(amdFusion(), "", 0, Map.of(), 8, 64, 12, false),
+                    Dividers.NONE, Fences.NONE, true);
             default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
                     Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
                     List.of("LZCNT", "POPCNT", "TZCNT"),
@@ -211,6 +248,17 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                             : Dividers.NONE, mcpu.equals("haswell") || mcpu.equals("broadwell") ? new Fences(4, 33, 5)
                             : Fences.NONE);
         };
+    }
+
+    /** AMD Zen (Software Optimization Guide, "Branch Fusion"): CMP, TEST and the ALU forms fuse with any jcc. */
+    static Map<String, List<String>> amdFusion() {
+        List<String> all = List.of("JB", "JBE", "JL", "JLE", "JNB", "JNBE", "JNL", "JNLE", "JNO", "JNP", "JNS",
+                "JNZ", "JO", "JP", "JS", "JZ");
+        Map<String, List<String>> out = new java.util.TreeMap<>();
+        for (String first : List.of("CMP", "TEST", "ADD", "SUB", "AND", "OR", "XOR", "INC", "DEC")) {
+            out.put(first, all);
+        }
+        return out;
     }
 
     // Dividers on small operands (Dividers): the lower ends of the latency and reciprocal-throughput ranges of

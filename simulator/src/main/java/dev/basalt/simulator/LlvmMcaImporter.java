@@ -57,6 +57,14 @@ public final class LlvmMcaImporter {
     }
 
     private static final int BATCH = 1000;
+    /**
+     * The most micro-ops a row puts on one port group (the tuner's range, {@code ParameterLayout}): llvm-mca's Zen
+     * models charge 100 ALU cycles to the instructions they leave unmodelled (microcoded: CPUID, string
+     * instructions, x87 transcendentals, system instructions), a stand-in, not a measurement; the import caps it.
+     */
+    static final int MAX_GROUP_UOPS = 64;
+    /** Descriptor units that are memory pipelines (address generation, load/store queue, load and store pipes). */
+    private static final java.util.Set<String> MEMORY_UNITS = java.util.Set.of("AGU", "LSU", "Load", "Store");
 
     private final String llvmMc;
     private final String llvmMca;
@@ -110,6 +118,15 @@ public final class LlvmMcaImporter {
             }
             progress.accept(Math.min(blocks.size(), start + BATCH));
         }
+        if (!ports.isEmpty()) {
+            // Units the CPU has beyond llvm-mca's model of it (Zen 5's fourth AGU under llvm-mca-19's Zen 4 model)
+            // are ports of the table too, for the rules that name them (CoreParams' load and store ports).
+            for (CpuDescriptor.Port p : uarch.descriptor().llvmMcaPorts()) {
+                if (!ports.contains(p.port())) {
+                    ports.add(p.port());
+                }
+            }
+        }
         Map<String, InstructionParams> forms = new TreeMap<>();
         Map<String, Map<InstructionParams, Integer>> byMnemonic = new HashMap<>();
         for (Map.Entry<String, Map<InstructionParams, Integer>> e : byForm.entrySet()) {
@@ -122,12 +139,12 @@ public final class LlvmMcaImporter {
         byMnemonic.forEach((k, v) -> mnemonics.put(k, mostFrequent(v)));
         CpuDescriptor machine = uarch.descriptor();
         Provenance provenance = Provenance.now("simulator-table", command)
-                .with("source", "llvm-mca-14 --instruction-tables (" + llvmMca + "), disassembly by " + llvmMc)
+                .with("source", llvmMca + " --instruction-tables, disassembly by " + llvmMc)
                 .with("blocks", blocks.size())
                 .with("blocksImported", imported)
                 .with("instructionOccurrences", occurrences)
-                .with("machine", "dispatch width, ROB and scheduler sizes of llvm-mca 14's " + uarch
-                + " model (its CPU descriptor); read-advance " + machine.loadLatency()
+                .with("machine", "dispatch width, ROB and scheduler sizes of " + uarch
+                + "'s CPU descriptor; read-advance " + machine.loadLatency()
                 + " on the register sources of load-op forms");
         SimulatorParams params = new SimulatorParams(uarch.llvmName(), machine.dispatchWidth(), machine.robSize(),
                 machine.schedulerSize(), machine.loadLatency(), ports, forms, mnemonics,
@@ -163,7 +180,7 @@ public final class LlvmMcaImporter {
         Provenance provenance = base.provenance()
                 .with("formsAdded", r.formsImported())
                 .with("formsAddedBy", command)
-                .with("formsAddedFrom", "llvm-mca-14 --instruction-tables (" + llvmMca + "), one instance per form, "
+                .with("formsAddedFrom", llvmMca + " --instruction-tables, one instance per form, "
                         + "disassembly by " + llvmMc);
         SimulatorParams params = base.toBuilder().forms(forms).mnemonics(mnemonics).provenance(provenance).build();
         return new Report(params, r.blocks(), r.blocksImported(), r.occurrences(), r.formsImported());
@@ -331,6 +348,11 @@ public final class LlvmMcaImporter {
             ports.add(port);
             units.put(port, mapped.map(CpuDescriptor.Port::unit).orElse("port"));
         }
+        // Where the machine rebuilds memory micro-ops from the operands (CoreParams' load and store ports), the
+        // memory pipelines' pressure stays out of the rows: else a load would count once as llvm-mca's AGU, LSU
+        // and load-pipe cycles and again as the machine's load micro-op, and a load-op form's load could not be
+        // told from its operation.
+        boolean rebuilt = memoryRebuilt(uarch);
         JsonNode regions = root.path("CodeRegions");
         if (regions.size() != blocks.size()) {
             return null;
@@ -349,8 +371,10 @@ public final class LlvmMcaImporter {
             }
             for (JsonNode p : region.path("ResourcePressureView").path("ResourcePressureInfo")) {
                 int i = p.path("InstructionIndex").asInt();
-                if (i < b.size()) {
-                    pressure.get(i).merge(ports.get(p.path("ResourceIndex").asInt()),
+                boolean memory = i < b.size() && accessesMemory(b.instruction(i), infos.get(i));
+                String port = ports.get(p.path("ResourceIndex").asInt());
+                if (i < b.size() && !(rebuilt && memory && MEMORY_UNITS.contains(units.get(port)))) {
+                    pressure.get(i).merge(port,
                             p.path("ResourceUsage").asDouble(), Double::sum);
                 }
             }
@@ -358,11 +382,54 @@ public final class LlvmMcaImporter {
             for (int i = 0; i < b.size(); i++) {
                 JsonNode info = infos.get(i);
                 boolean loadOp = info.path("mayLoad").asBoolean() && hasRegisterSource(b.instruction(i));
+                Map<String, Integer> groups = groups(pressure.get(i), units);
+                if (rebuilt && !accessesMemory(b.instruction(i), info)) {
+                    groups = aluForAgu(groups, units, aluGroup(ports, uarch));
+                }
+                groups.replaceAll((g, n) -> g.endsWith("Divider") ? n : Math.min(n, MAX_GROUP_UOPS));
                 rows.add(new InstructionParams(info.path("NumMicroOpcodes").asInt(), info.path("Latency").asInt(),
-                        loadOp ? uarch.descriptor().loadLatency() : 0, groups(pressure.get(i), units)));
+                        loadOp ? uarch.descriptor().loadLatency() : 0, groups));
             }
             out.add(new Collected(b, rows, ports.stream().distinct().toList()));
         }
+        return out;
+    }
+
+    /**
+     * Whether an instruction reads or writes memory: llvm-mca says so, or Basalt's decoder does (llvm-mca does not
+     * flag some, such as {@code enqcmd}).
+     */
+    private static boolean accessesMemory(Instruction insn, JsonNode info) {
+        if (info.path("mayLoad").asBoolean() || info.path("mayStore").asBoolean()) {
+            return true;
+        }
+        EncodingFacts f = EncodingFacts.of(insn);
+        return f.loads() > 0 || f.stores();
+    }
+
+    /**
+     * Whether {@code uarch}'s imported rows leave memory micro-ops to the machine: its descriptor names llvm-mca's
+     * memory units and its machine has load ports (Zen 4 and 5). Such rows are not llvm-mca's any more, so the
+     * llvm-mca-compatible first machine does not reproduce llvm-mca on them.
+     */
+    public static boolean memoryRebuilt(Microarchitecture uarch) {
+        return !CoreParams.defaults(uarch.llvmName()).loadPorts().isEmpty() && uarch.descriptor().llvmMcaPorts()
+                .stream().anyMatch(p -> MEMORY_UNITS.contains(p.unit()));
+    }
+
+    /**
+     * An instruction that does not access memory but that llvm-mca puts on address-generation units ({@code lea} in
+     * its Zen 4 model) gets the integer ALUs instead: where the machine rebuilds memory micro-ops, AGU groups are
+     * memory ports and would leave it no micro-op at all, and Zen executes {@code lea} on its ALUs (AMD's Software
+     * Optimization Guide for family 19h, "LEA instruction").
+     */
+    static Map<String, Integer> aluForAgu(Map<String, Integer> groups, Map<String, String> units, String alu) {
+        if (alu.isEmpty()) {
+            return groups;
+        }
+        Map<String, Integer> out = new TreeMap<>();
+        groups.forEach((g, n) -> out.merge(!g.isEmpty() && g.chars().allMatch(c -> "AGU".equals(
+                units.get(String.valueOf((char) c)))) ? alu : g, n, Integer::sum));
         return out;
     }
 

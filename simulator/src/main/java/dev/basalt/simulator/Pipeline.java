@@ -80,6 +80,7 @@ final class Pipeline extends BlockFacts {
     final int mask;
     final long[] waitSum; // per instruction: cycles retired instances waited from rename to execution
     final long[] notBefore; // a lower bound of the cycle instance j's current step can execute
+    final long[] forwarded; // memory renaming: when the data of the store instance j's load reads is there
     final int[] blocker; // the producer instance whose unknown result held j up last, or -1
     // Instances waiting for j's result, a list through waitNext (-1 ends it): an entry whose producer has not
     // executed is parked (wake MAX) on it, and woken when it executes, instead of being looked at every cycle.
@@ -208,6 +209,7 @@ final class Pipeline extends BlockFacts {
         this.eliminated = room.eliminated;
         this.loadDone = room.loadDone;
         this.notBefore = room.notBefore;
+        this.forwarded = room.forwarded;
         this.blocker = room.blocker;
         this.waitHead = room.waitHead;
         this.insnOf = room.insnOf;
@@ -281,6 +283,7 @@ final class Pipeline extends BlockFacts {
         boolean[] eliminated = new boolean[0];
         long[] loadDone = new long[0];
         long[] notBefore = new long[0];
+        long[] forwarded = new long[0];
         int[] blocker = new int[0];
         int[] waitHead = new int[0];
         int[] insnOf = new int[0];
@@ -308,6 +311,7 @@ final class Pipeline extends BlockFacts {
                 eliminated = new boolean[slots];
                 loadDone = new long[slots];
                 notBefore = new long[slots];
+                forwarded = new long[slots];
                 blocker = new int[slots];
                 waitHead = new int[slots];
                 insnOf = new int[slots];
@@ -338,6 +342,7 @@ final class Pipeline extends BlockFacts {
         eliminated[at] = false;
         loadDone[at] = Long.MAX_VALUE;
         notBefore[at] = 0;
+        forwarded[at] = Long.MIN_VALUE;
         blocker[at] = -1;
         waitHead[at] = -1;
         insnOf[at] = j % n;

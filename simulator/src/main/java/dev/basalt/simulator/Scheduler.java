@@ -57,7 +57,8 @@ final class Scheduler {
                 if (ready(j, i, true) && bankFree(i)
                         && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
                     loaded(i);
-                    pl.loadDone[at] = pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1);
+                    pl.loadDone[at] = pl.forwarded[at] != Long.MIN_VALUE ? Math.max(pl.now, pl.forwarded[at])
+                            : pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1);
                     pl.notBefore[at] = 0; // the next step has other sources
                     pl.blocker[at] = -1;
                     pl.sourcesReady[at] = false;
@@ -74,7 +75,9 @@ final class Scheduler {
                 }
                 pl.issued[at] = pl.now;
                 pl.done[at] = pl.eliminated[at] ? pl.now : pl.twoStep[i] && pl.loading[i]
-                        ? pl.now + pl.opLatency[i] : pl.now + pl.latency[i];
+                        ? pl.now + pl.opLatency[i] : pl.forwarded[at] != Long.MIN_VALUE
+                        ? Math.max(pl.now, pl.forwarded[at] + pl.latency[i] - pl.simulator.params().loadLatency())
+                        : pl.now + pl.latency[i];
                 if (!pl.eliminated[at]) {
                     pl.schedUops -= pl.unfused[i];
                 }
@@ -156,6 +159,10 @@ final class Scheduler {
             if (d == Long.MAX_VALUE) {
                 unknown = true;
                 park(at, j, p);
+            } else if (pl.memorySource[k] && pl.renamed(i, pl.producers[2 * k], k)) {
+                // Memory renaming: the load's data is the stored register's, there as soon as the store has it (a
+                // cycle before the store completes); the load itself only checks the prediction.
+                pl.forwarded[at] = Math.max(pl.forwarded[at], d - 1);
             } else if (pl.memorySource[k]) {
                 // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
                 // that its own load latency ends then. Without forwarding it waits for the store.

@@ -28,4 +28,20 @@ public final class SimulatorProvider implements EstimatorProvider {
             default -> SimulatorEstimator.standard();
         };
     }
+
+    /**
+     * A simulator table ({@code basalt tune}, {@code basalt calibrate}, {@code basalt params import}) as the
+     * simulator on that table for its one CPU, with the standard options.
+     */
+    @Override
+    public java.util.Optional<dev.basalt.core.ThroughputEstimator> load(java.nio.file.Path file)
+            throws java.io.IOException {
+        if (!file.getFileName().toString().endsWith(".json")) {
+            return java.util.Optional.empty();
+        }
+        SimulatorParams table = SimulatorParams.read(file);
+        dev.basalt.core.Microarchitecture cpu = dev.basalt.core.Microarchitecture.parse(table.mcpu());
+        return java.util.Optional.of(new SimulatorEstimator("simulator:" + file.getFileName(),
+                java.util.Map.of(cpu, table), Simulator.Options.defaults()));
+    }
 }

@@ -45,9 +45,13 @@ class LlvmMcaFidelityTest {
         return d.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
-    /** Every CPU this build has an imported table for: the Intel ones and those added as data only (znver3). */
+    /**
+     * Every CPU this build has an llvm-mca-14 table for: the Intel ones and znver3. (Zen 4 and 5 come from
+     * llvm-mca-19, with their memory micro-ops left to the second machine: {@link LlvmMcaImporter#memoryRebuilt}.)
+     */
     static java.util.stream.Stream<Microarchitecture> cpusWithTables() {
-        return Microarchitecture.all().stream().filter(m -> SimulatorParams.imported(m).isPresent());
+        return Microarchitecture.all().stream().filter(m -> SimulatorParams.imported(m).isPresent()
+                && !LlvmMcaImporter.memoryRebuilt(m));
     }
 
     @org.junit.jupiter.params.ParameterizedTest

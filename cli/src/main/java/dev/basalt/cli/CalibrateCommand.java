@@ -1,0 +1,341 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Provenance;
+import dev.basalt.datasets.Dataset;
+import dev.basalt.datasets.LabelledBlock;
+import dev.basalt.datasets.Metrics;
+import dev.basalt.datasets.Split;
+import dev.basalt.datasets.SplitScheme;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.ParameterLearner;
+import dev.basalt.difftune.SimulatorRefiner;
+import dev.basalt.difftune.SurrogateConfig;
+import dev.basalt.difftune.Tuner;
+import dev.basalt.measure.BlockMeasurement;
+import dev.basalt.measure.HostCpu;
+import dev.basalt.measure.MeasureConfig;
+import dev.basalt.measure.MeasurementFiles;
+import dev.basalt.measure.Measurer;
+import dev.basalt.simulator.SimulatorParams;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code basalt calibrate}: a simulator table for the machine it runs on. It identifies the host CPU, starts from
+ * the closest CPU Basalt ships, measures a seeded sample of real-code blocks (BHive's, from the bundled data) with
+ * {@code basalt measure}'s harness, measures part of the held-out sample again for the noise floor, tunes the start
+ * table on the training part (DiffTune, as {@code basalt tune}), and writes the table with a report of its held-out
+ * accuracy before and after. Every step resumes: the measurements are journalled, the tuner keeps its samples.
+ */
+@Command(name = "calibrate", mixinStandardHelpOptions = true,
+        description = "Fit a simulator table to this machine: identify the CPU, measure a sample of real-code blocks "
+                + "here (it executes them, in a child process), tune the closest shipped CPU's table to them, and "
+                + "report held-out accuracy before and after. Re-running with the same --out resumes.")
+final class CalibrateCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder for the measurements, the "
+            + "tuner's work, the table (<cpu>-calibrated.json) and report.md.")
+    Path out;
+
+    @Option(names = "--blocks", defaultValue = "3000", paramLabel = "N", description = "Blocks to measure (default "
+            + "${DEFAULT-VALUE}; BHive's hash split makes about a tenth of them held out).")
+    int blocks;
+
+    @Option(names = "--from", paramLabel = "CPU", description = "Shipped CPU whose table to start from (default: the "
+            + "closest to this host).")
+    Microarchitecture from;
+
+    @Option(names = "--untuned", description = "Start from the CPU's imported (untuned) table instead of its "
+            + "tuned one.")
+    boolean untuned;
+
+    @Option(names = "--noise-blocks", defaultValue = "300", paramLabel = "N", description = "Held-out blocks measured "
+            + "a second time for the noise floor (default ${DEFAULT-VALUE}).")
+    int noiseBlocks;
+
+    @Option(names = "--samples", defaultValue = "20000", paramLabel = "N", description = "Simulated samples for "
+            + "the tuner's surrogate (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--passes", defaultValue = "6", paramLabel = "N", description = "Real-simulator refinement "
+            + "passes (default ${DEFAULT-VALUE}).")
+    int passes;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the block sample and the tuner "
+            + "(default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--jobs", paramLabel = "N", description = "Blocks measured at once (default: every CPU).")
+    Integer jobs;
+
+    @Mixin
+    DebugOption debugOption;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter o = spec.commandLine().getOut();
+        BadInputException.atLeast("--blocks", blocks, 100);
+        BadInputException.atLeast("--noise-blocks", noiseBlocks, 0);
+        BadInputException.atLeast("--samples", samples, 1000);
+        BadInputException.atLeast("--passes", passes, 0);
+        BadInputException.atLeast("--jobs", jobs, 1);
+        if (!System.getProperty("os.arch", "").matches("amd64|x86_64")
+                || !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+            throw new IOException("basalt calibrate measures on x86-64 Linux only (this is "
+                    + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ")");
+        }
+        Outputs.checkFolder("--out", out);
+        Files.createDirectories(out);
+        long t0 = System.nanoTime();
+        MeasureConfig config = MeasureConfig.defaults();
+        if (jobs != null) {
+            config = config.withJobs(jobs);
+        }
+        String command = "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        List<String> sample = sample(blocks, seed);
+        SplitScheme scheme = SplitScheme.defaults();
+        Map<String, BlockMeasurement> measured;
+        Map<String, BlockMeasurement> again;
+        HostCpu host;
+        Microarchitecture start;
+        try (Measurer measurer = new Measurer(config); ProgressBars bars = new ProgressBars(spec.commandLine()
+                .getErr())) {
+            host = measurer.host();
+            start = from != null ? from : closest(host);
+            o.printf("host: %s; timer %s%n", host.describe(), host.timer());
+            o.printf("start: %s (%s)%s%n", start.llvmName(), start.descriptor().description(),
+                    from != null ? ", as --from asks" : closestWhy(host, start));
+            o.flush();
+            measured = measure(measurer, sample, out.resolve("measurements.csv"), command, bars);
+            List<String> heldOut = sample.stream().filter(h -> scheme.of(h) == Split.TEST
+                    && measured.get(h).status() == BlockMeasurement.Status.OK).limit(noiseBlocks).toList();
+            again = heldOut.isEmpty() ? Map.of()
+                    : measure(measurer, heldOut, out.resolve("noise.csv"), command, bars);
+        }
+        double[] noise = noise(measured, again);
+        List<LabelledBlock> train = new ArrayList<>();
+        List<LabelledBlock> validation = new ArrayList<>();
+        List<LabelledBlock> test = new ArrayList<>();
+        for (String hex : sample) {
+            BlockMeasurement m = measured.get(hex);
+            if (m == null || m.status() != BlockMeasurement.Status.OK) {
+                continue;
+            }
+            LabelledBlock b = new LabelledBlock(BasicBlock.fromHex(hex), Map.of(start, m.cycles()));
+            switch (scheme.of(hex)) {
+                case TRAIN -> train.add(b);
+                case VALIDATION -> validation.add(b);
+                default -> test.add(b);
+            }
+        }
+        if (train.isEmpty() || validation.isEmpty() || test.isEmpty()) {
+            throw new BadInputException("--blocks " + blocks + ": too few blocks measured to tune and hold out ("
+                    + train.size() + " training, " + validation.size() + " validation, " + test.size() + " test)");
+        }
+        SimulatorParams initial = untuned ? SimulatorParams.bundled(start) : SimulatorParams.standard(start);
+        Tuner.Config defaults = Tuner.Config.defaults();
+        SurrogateConfig s = defaults.surrogate();
+        Tuner.Config tuning = new Tuner.Config(samples, Math.max(500, samples / 10), seed,
+                new SurrogateConfig(s.embedding(), s.hidden(), s.learningRate(), s.epochs(), s.batchInstructions(),
+                        s.clipNorm(), s.patience(), s.seed()),
+                defaults.learner(), new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(),
+                defaults.refiner().minGain(), defaults.refiner().shrinkage()));
+        o.printf("tuning %s's %s table on %d blocks measured here (validation %d, held out %d)%n", start.llvmName(),
+                untuned ? "imported" : "shipped", train.size(), validation.size(), test.size());
+        o.flush();
+        Tuner.Report report;
+        try (ProgressBars bars = new ProgressBars(o)) {
+            report = Tuner.tune(start, initial, train.stream().map(LabelledBlock::block).toList(), train, validation,
+                    test, tuning, out.resolve("tune-work"), bars);
+        }
+        Tuner.Stage first = report.stages().get(0);
+        Tuner.Stage chosen = report.stages().stream()
+                .filter(st -> st.name().equals(report.tuned().provenance().detail("stage").orElse(null)))
+                .findFirst().orElse(report.stages().get(report.stages().size() - 1));
+        double minutes = (System.nanoTime() - t0) / 60e9;
+        Path table = out.resolve(start.llvmName() + "-calibrated.json");
+        Provenance provenance = Provenance.now("simulator-table", command)
+                .withSeed(seed)
+                .with("host", host.describe())
+                .with("timer", host.timer())
+                .with("blocksMeasured", measured.values().stream().filter(BlockMeasurement::measured).count())
+                .with("noiseFloorMape", noise[0])
+                .with("heldOutMapeBefore", first.testMape())
+                .with("heldOutMapeAfter", chosen.testMape())
+                .with("startTable", (untuned ? "imported " : "shipped ") + start.llvmName())
+                .with("calibrationMinutes", minutes);
+        for (Map.Entry<String, Object> d : report.tuned().provenance().details().entrySet()) {
+            provenance = provenance.with(d.getKey(), d.getValue());
+        }
+        report.tuned().withProvenance(provenance).write(table);
+        String md = report(host, start, measured, train.size(), validation.size(), test.size(), noise, first, chosen,
+                report, minutes, command, table);
+        dev.basalt.core.AtomicFiles.writeString(out.resolve("report.md"), md);
+        o.println();
+        o.print(md);
+        o.flush();
+        return 0;
+    }
+
+    /**
+     * The closest shipped CPU: the one Basalt measured on this very CPU (vendor, family, model), else by vendor and
+     * family (AMD family 26 is Zen 5, family 25 Zen 3 or, from model 0x10, Zen 4; Intel's client and server cores by
+     * model), else Skylake.
+     */
+    static Microarchitecture closest(HostCpu host) {
+        String folder = folderOf(host);
+        for (Microarchitecture m : Microarchitecture.hostMeasured()) {
+            if (m.descriptor().measured().orElse("").equals(folder)) {
+                return m;
+            }
+        }
+        if (host.vendor().equals("AuthenticAMD")) {
+            if (host.family() >= 26) {
+                return Microarchitecture.parse("znver5");
+            }
+            if (host.family() == 25) {
+                return Microarchitecture.parse(host.model() >= 0x10 ? "znver4" : "znver3");
+            }
+            return Microarchitecture.parse("znver3");
+        }
+        if (host.vendor().equals("GenuineIntel") && host.family() == 6) {
+            return switch (host.model()) {
+                case 0x3a, 0x3e, 0x2a, 0x2d -> Microarchitecture.IVYBRIDGE;
+                case 0x3c, 0x3f, 0x45, 0x46, 0x3d, 0x47, 0x4f, 0x56 -> Microarchitecture.HASWELL;
+                default -> Microarchitecture.SKYLAKE;
+            };
+        }
+        return Microarchitecture.SKYLAKE;
+    }
+
+    /** The folder name Basalt's measured data sets use for a CPU: {@code amd-family26-model2}. */
+    static String folderOf(HostCpu host) {
+        String vendor = switch (host.vendor()) {
+            case "AuthenticAMD" -> "amd";
+            case "GenuineIntel" -> "intel";
+            default -> host.vendor().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        };
+        return vendor + "-family" + host.family() + "-model" + host.model();
+    }
+
+    private static String closestWhy(HostCpu host, Microarchitecture start) {
+        return start.descriptor().measured().orElse("").equals(folderOf(host))
+                ? ", measured by Basalt on this CPU (" + folderOf(host) + ")"
+                : ", the closest shipped CPU to " + folderOf(host) + " (" + start.evidence() + ")";
+    }
+
+    /**
+     * A seeded sample of {@code n} distinct real-code blocks: the bundled BHive blocks, ordered by SHA-256 of seed
+     * and hex, the first {@code n}.
+     */
+    static List<String> sample(int n, long seed) {
+        List<String> hexes = new ArrayList<>(Dataset.bundled().blocks().stream().map(LabelledBlock::hex).toList());
+        Map<String, String> key = new LinkedHashMap<>();
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (String h : hexes) {
+                key.put(h, HexFormat.of().formatHex(md.digest((seed + ":" + h).getBytes(StandardCharsets.US_ASCII))));
+            }
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        hexes.sort(Comparator.comparing(key::get));
+        return List.copyOf(hexes.subList(0, Math.min(n, hexes.size())));
+    }
+
+    /** Measures {@code hexes} into {@code file} (resuming what it already holds), as {@code basalt measure} does. */
+    private static Map<String, BlockMeasurement> measure(Measurer measurer, List<String> hexes, Path file,
+                                                         String command, ProgressBars bars) throws IOException {
+        MeasurementFiles files = new MeasurementFiles(file);
+        try {
+            files.resume(measurer.host(), measurer.method());
+        } catch (IllegalStateException e) {
+            throw new BadInputException("--out " + e.getMessage());
+        }
+        Map<String, BlockMeasurement> before = files.finished();
+        List<String> todo = hexes.stream().filter(h -> !before.containsKey(h)).toList();
+        files.writeMeta(measurer.host(), measurer.method(), command, 0, false, measurer.timerNote());
+        files.open();
+        long t0 = System.nanoTime();
+        measurer.measureAll(todo, m -> {
+            try {
+                files.append(m);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, bars);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        files.finish(hexes);
+        files.writeMeta(measurer.host(), measurer.method(), command, todo.isEmpty() ? 0 : todo.size() / seconds,
+                true, measurer.timerNote());
+        return files.finished();
+    }
+
+    /** MAPE between the two measurements of the blocks measured twice, and how many there were. */
+    private static double[] noise(Map<String, BlockMeasurement> first, Map<String, BlockMeasurement> second) {
+        List<Double> a = new ArrayList<>();
+        List<Double> b = new ArrayList<>();
+        for (Map.Entry<String, BlockMeasurement> e : second.entrySet()) {
+            BlockMeasurement m = first.get(e.getKey());
+            if (m != null && m.status() == BlockMeasurement.Status.OK
+                    && e.getValue().status() == BlockMeasurement.Status.OK) {
+                a.add(e.getValue().cycles());
+                b.add(m.cycles());
+            }
+        }
+        if (a.isEmpty()) {
+            return new double[] {Double.NaN, 0};
+        }
+        return new double[] {Metrics.mape(a.stream().mapToDouble(Double::doubleValue).toArray(),
+                b.stream().mapToDouble(Double::doubleValue).toArray()), a.size()};
+    }
+
+    private static String report(HostCpu host, Microarchitecture start, Map<String, BlockMeasurement> measured,
+                                 int train, int validation, int test, double[] noise, Tuner.Stage first,
+                                 Tuner.Stage chosen, Tuner.Report report, double minutes, String command, Path table) {
+        long ok = measured.values().stream().filter(m -> m.status() == BlockMeasurement.Status.OK).count();
+        StringBuilder sb = new StringBuilder();
+        sb.append("# basalt calibrate: ").append(folderOf(host)).append("\n\n");
+        sb.append("- host: ").append(host.describe()).append("; timer ").append(host.timer()).append('\n');
+        sb.append("- start: ").append(start.llvmName()).append(" (").append(start.evidence()).append(")\n");
+        sb.append(String.format(Locale.ROOT, "- blocks: %d measured, %d ok (training %d, validation %d, held out "
+                + "%d)%n", measured.size(), ok, train, validation, test));
+        sb.append(Double.isNaN(noise[0]) ? "- noise floor: not measured (--noise-blocks 0)\n"
+                : String.format(Locale.ROOT, "- noise floor: %.2f%% MAPE between two measurements of %d held-out "
+                + "blocks%n", 100 * noise[0], (int) noise[1]));
+        sb.append(String.format(Locale.ROOT, "- held-out MAPE: %.2f%% before, %.2f%% after (Kendall tau %.4f -> "
+                + "%.4f); %d rows changed%n", 100 * first.testMape(), 100 * chosen.testMape(), first.testTau(),
+                chosen.testTau(), report.changes().size()));
+        sb.append(String.format(Locale.ROOT, "- wall time: %.1f min%n", minutes));
+        sb.append("- command: `").append(command).append("`\n\n");
+        sb.append("Use it:\n\n```sh\n");
+        sb.append("basalt predict --model ").append(table).append(" BLOCK\n");
+        sb.append("basalt simulate --mcpu ").append(start.llvmName()).append(" --params ").append(table)
+                .append(" BLOCK\n```\n");
+        return sb.toString();
+    }
+}

@@ -1,0 +1,147 @@
+package dev.basalt.core;
+
+import dev.basalt.decoder.BasicBlock;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One estimator made of several of the same kind, each for its own CPUs: a model trained on BHive's Intel CPUs and
+ * one trained on a CPU Basalt measured, served under one name ({@code granite}). Each call goes to the estimator of
+ * its CPU; the CPUs are the union. Thread-safe when its parts are; closing it closes them.
+ */
+public final class CpuRouted implements ThroughputEstimator, AutoCloseable {
+
+    private final String name;
+    private final Map<Microarchitecture, ThroughputEstimator> byCpu = new LinkedHashMap<>();
+    private final List<ThroughputEstimator> parts;
+
+    /**
+     * @param name  the name it answers to
+     * @param parts estimators in order of precedence: a CPU two of them support goes to the first
+     */
+    public CpuRouted(String name, List<ThroughputEstimator> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("no estimators to route between");
+        }
+        this.name = name;
+        this.parts = List.copyOf(parts);
+        for (ThroughputEstimator e : parts) {
+            for (Microarchitecture m : e.supported()) {
+                byCpu.putIfAbsent(m, e);
+            }
+        }
+    }
+
+    /**
+     * A model shipped with heads for some CPUs and, for each other CPU that has one, that CPU's own model ({@code
+     * own}: empty when there is none) — under one name; {@code main} alone when no other CPU has a model.
+     */
+    public static ThroughputEstimator withOwnModels(String name, ThroughputEstimator main,
+            OwnModel own) throws java.io.IOException {
+        List<ThroughputEstimator> parts = new ArrayList<>(List.of(main));
+        for (Microarchitecture m : Microarchitecture.all()) {
+            if (!main.supported().contains(m)) {
+                own.of(m).ifPresent(parts::add);
+            }
+        }
+        return parts.size() == 1 ? main : new CpuRouted(name, parts);
+    }
+
+    /** A CPU's own bundled model, if the build has one. */
+    @FunctionalInterface
+    public interface OwnModel {
+        Optional<? extends ThroughputEstimator> of(Microarchitecture cpu) throws java.io.IOException;
+    }
+
+    /** The estimator that predicts for {@code uarch}. */
+    public ThroughputEstimator part(Microarchitecture uarch) {
+        checkSupported(uarch);
+        return byCpu.get(uarch);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Set<Microarchitecture> supported() {
+        return java.util.Collections.unmodifiableSet(byCpu.keySet());
+    }
+
+    @Override
+    public Prediction predict(BasicBlock block, Microarchitecture uarch) {
+        return part(uarch).predict(block, uarch);
+    }
+
+    @Override
+    public List<Prediction> predictAll(List<BasicBlock> blocks, Microarchitecture uarch) {
+        return part(uarch).predictAll(blocks, uarch);
+    }
+
+    @Override
+    public List<Optional<Prediction>> predictEach(List<BasicBlock> blocks, Microarchitecture uarch) {
+        return part(uarch).predictEach(blocks, uarch);
+    }
+
+    @Override
+    public List<Prediction> predictFeatures(List<BasicBlock> blocks, Microarchitecture uarch) {
+        return part(uarch).predictFeatures(blocks, uarch);
+    }
+
+    @Override
+    public List<String> detailNames() {
+        Set<String> names = new LinkedHashSet<>();
+        parts.forEach(p -> names.addAll(p.detailNames()));
+        return List.copyOf(names);
+    }
+
+    /** Each part's fingerprint of its own CPUs among {@code cpus}, joined; empty when a part has none. */
+    @Override
+    public Optional<String> fingerprint(Collection<Microarchitecture> cpus) {
+        StringBuilder sb = new StringBuilder();
+        for (ThroughputEstimator p : parts) {
+            List<Microarchitecture> mine = cpus.stream().filter(m -> byCpu.get(m) == p).toList();
+            if (mine.isEmpty()) {
+                continue;
+            }
+            Optional<String> f = p.fingerprint(mine);
+            if (f.isEmpty()) {
+                return Optional.empty();
+            }
+            sb.append(sb.isEmpty() ? "" : "+").append(f.get());
+        }
+        return sb.isEmpty() ? Optional.empty() : Optional.of(sb.toString());
+    }
+
+    @Override
+    public List<String> warnings() {
+        List<String> out = new ArrayList<>();
+        parts.forEach(p -> out.addAll(p.warnings()));
+        return out;
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception first = null;
+        for (ThroughputEstimator p : parts) {
+            if (p instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    first = first == null ? e : first;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}
