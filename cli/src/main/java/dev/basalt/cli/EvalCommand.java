@@ -196,7 +196,9 @@ final class EvalCommand implements Callable<Integer> {
         String command = "basalt eval --models " + String.join(",", models) + " --mcpu "
                 + String.join(",", cpus.stream().map(Microarchitecture::llvmName).toList()) + " --split " + split
                 + (switches.any() ? " " + switches.describe() : "")
-                + (memory != Simulator.MemoryModel.AUTO ? " --memory " + memory.name().toLowerCase(Locale.ROOT) : "");
+                + (memory != Simulator.MemoryModel.AUTO ? " --memory " + memory.name().toLowerCase(Locale.ROOT) : "")
+                + (models.contains(LlvmMcaEstimator.NAME) && (!llvmMca.equals("llvm-mca-14") || !llvmMc.equals(
+                        "llvm-mc-14")) ? " --llvm-mca " + llvmMca + " --llvm-mc " + llvmMc : "");
         String machine = machine();
         List<Path> files = EvalReport.write(result, out, command, machine);
         o.println();
