@@ -29,10 +29,13 @@ import java.util.Optional;
  * @param isaExtensions the instruction set extensions the CPU has, by the decoder's (Zydis') names
  *                      ({@code AVX2}, {@code BMI1}, ...); a block with an instruction of another extension is
  *                      refused for this CPU ({@link IsaSupport}). Empty: not known, nothing is refused.
+ * @param sources       where each number of the CPU's description comes from, by what it describes (a
+ *                      descriptor field or a {@code CoreParams} value); empty for the CPUs described before it
  */
 public record CpuDescriptor(String name, List<String> aliases, String description, String bhiveFile,
                             String measurements, int dispatchWidth, int robSize, int schedulerSize, int loadLatency,
-                            List<Port> llvmMcaPorts, String notes, java.util.Set<String> isaExtensions) {
+                            List<Port> llvmMcaPorts, String notes, java.util.Set<String> isaExtensions,
+                            Map<String, String> sources) {
 
     /**
      * One llvm-mca resource as the simulator sees it.
@@ -64,6 +67,7 @@ public record CpuDescriptor(String name, List<String> aliases, String descriptio
         }
         notes = notes == null ? "" : notes;
         isaExtensions = isaExtensions == null ? java.util.Set.of() : java.util.Set.copyOf(isaExtensions);
+        sources = sources == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(sources));
     }
 
     /** The bundled measurements' file name, if this CPU has any. */

@@ -23,4 +23,18 @@ class MicroarchitectureTest {
         assertTrue(e.getMessage().contains("'zen6'") && e.getMessage().contains("haswell (hsw)")
                 && e.getMessage().contains("znver5 (zen5)"), e.getMessage());
     }
+
+    @Test
+    void theZenDescriptorsSayWhereEachNumberComesFrom() {
+        for (String name : new String[] {"znver4", "znver5"}) {
+            CpuDescriptor d = Microarchitecture.parse(name).descriptor();
+            for (String field : new String[] {"dispatchWidth", "robSize", "schedulerSize", "loadLatency", "llvmMcaPorts",
+                    "rows", "core.memoryRenaming, core.storeForwardLatency", "core.lockCycles"}) {
+                org.junit.jupiter.api.Assertions.assertFalse(d.sources().getOrDefault(field, "").isBlank(),
+                        name + " names no source for " + field);
+            }
+        }
+        assertTrue(Microarchitecture.parse("znver5").descriptor().measured().isPresent());
+        assertTrue(Microarchitecture.parse("znver4").descriptor().measured().isEmpty());
+    }
 }
