@@ -105,17 +105,31 @@ final class AnalyzeCommand implements Callable<Integer> {
         BadInputException.format(format, "text", "csv", "json");
         BadInputException.atLeast("--top", top, 0);
         ElfCode.Functions found;
-        try {
-            found = ElfCode.functions(file);
-        } catch (IOException e) {
-            throw new BadInputException(e.getMessage());
+        boolean text = !ElfCode.isElf(file) && java.nio.file.Files.isRegularFile(file);
+        if (text) {
+            found = BlockInput.functions(file);  // assembly or a listing: its code as the object file would hold it
+        } else {
+            try {
+                found = ElfCode.functions(file);
+            } catch (IOException e) {
+                throw new BadInputException(e.getMessage());
+            }
+        }
+        if (found.functions().isEmpty()) {
+            throw new BadInputException(file + " holds no code: " + (text ? "no instruction in the text"
+                    : "no executable section with bytes (a data-only or debug-only ELF file?)"));
         }
         List<ElfCode.Function> functions = found.functions();
         if (function != null) {
             functions = functions.stream().filter(f -> f.name().equals(function)).toList();
             if (functions.isEmpty()) {
+                // a stripped library still names its exported functions (the dynamic symbol table)
+                functions = found.exported().stream().filter(f -> f.name().equals(function)).toList();
+            }
+            if (functions.isEmpty()) {
                 throw new BadInputException("--function " + function + ": no such function in " + file
-                        + (found.stripped() ? " (it is stripped: it has no symbol table)" : ""));
+                        + (found.stripped() ? " (it is stripped: it has no symbol table, and no exported function of"
+                        + " that name)" : ""));
             }
         }
         ThroughputEstimator estimator = PredictCommand.load(model == null ? PredictCommand.DEFAULT_MODEL : model);

@@ -7,7 +7,6 @@ import picocli.CommandLine.Option;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,25 +39,39 @@ final class BlockInput {
             + " has %%registers or $immediates).")
     String inputFormat;
 
+    /**
+     * One block to predict and where it comes from, for a person: {@code block argument 2},
+     * {@code loop.s: lines 11-16, .L3, dot+0x10, loop}, {@code blocks.csv:12}.
+     */
+    record Input(String hex, String source) {
+    }
+
     /** {@code arguments}, then the blocks of {@code --input}, as hex; bad input is named (file, line, column). */
     List<String> blocks(List<String> arguments) throws IOException {
+        return inputs(arguments).stream().map(Input::hex).toList();
+    }
+
+    /** As {@link #blocks}, each with its source. */
+    List<Input> inputs(List<String> arguments) throws IOException {
         String format = inputFormat == null ? "auto" : inputFormat.toLowerCase(Locale.ROOT);
         if (!List.of("hex", "intel", "att", "auto").contains(format)) {
             throw new BadInputException("--input-format must be hex, intel, att or auto, got '" + inputFormat + "'");
         }
-        List<String> blocks = new ArrayList<>();
+        List<Input> blocks = new ArrayList<>();
         int position = 0;
         for (String argument : arguments == null ? List.<String>of() : arguments) {
             position++;
             if (format.equals("hex") || format.equals("auto") && looksLikeHex(argument)) {
-                blocks.add(argument);
+                blocks.add(new Input(argument, "block argument " + position));
             } else {
                 List<Assembly.Block> assembled = assemble(argument, format, "block argument " + position);
                 if (assembled.isEmpty()) {
                     throw new BadInputException("block argument " + position + " ('" + argument + "') holds no "
                             + "instruction");
                 }
-                assembled.forEach(b -> blocks.add(b.hex()));
+                String where = "block argument " + position;
+                assembled.forEach(b -> blocks.add(new Input(b.hex(), assembled.size() == 1 ? where
+                        : where + ": " + b.source())));
             }
         }
         if (input == null) {
@@ -74,12 +87,7 @@ final class BlockInput {
             if (!Files.isReadable(input)) {
                 throw new BadInputException("cannot read input file " + input + " (no such file, or not readable)");
             }
-            try {
-                lines = Files.readAllLines(input);
-            } catch (CharacterCodingException notText) {
-                throw new BadInputException("--input " + input + " is not UTF-8 text (a binary file?): give a "
-                        + "BHive CSV, one hex block per line, or assembly (for a program, basalt analyze)");
-            }
+            lines = readText(input, "--input " + input).lines().toList();
         }
         String name = input.toString().equals("-") ? "standard input" : input.toString();
         // auto: hex when most lines are hex or BHive rows ("<hex>,<cycles>"): a bad row among them is an error row
@@ -93,10 +101,10 @@ final class BlockInput {
                 .filter(t -> looksLikeHex(firstColumn(t)) || BHIVE_ROW.matcher(t).matches()).count();
         long otherLines = lines.stream().map(String::trim).filter(t -> !t.isEmpty()).count() - hexLines;
         if (format.equals("hex") || format.equals("auto") && (hexLines > otherLines || otherLines == 0)) {
-            for (String line : lines) {
-                String t = line.trim();
+            for (int l = 0; l < lines.size(); l++) {
+                String t = lines.get(l).trim();
                 if (!t.isEmpty()) {
-                    blocks.add(firstColumn(t));
+                    blocks.add(new Input(firstColumn(t), name + ":" + (l + 1)));
                 }
             }
             return blocks;
@@ -105,8 +113,61 @@ final class BlockInput {
         if (assembled.isEmpty()) {
             throw new BadInputException("--input " + name + " holds no instruction (neither hex nor assembly)");
         }
-        assembled.forEach(b -> blocks.add(b.hex()));
+        assembled.forEach(b -> blocks.add(new Input(b.hex(), name + ": " + b.source())));
         return blocks;
+    }
+
+    /**
+     * A text file's characters. Not UTF-8 is no reason to refuse a file: a Latin-1 byte in a comment is read as a
+     * replacement character, and one in an instruction fails there, naming its line and column. A file with NUL
+     * bytes is binary, not text.
+     */
+    static String readText(Path file, String where) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        boolean elf = bytes.length >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';
+        for (int i = 0; i < bytes.length && !elf; i++) {
+            if (bytes[i] == 0) {
+                throw new BadInputException(where + " is not UTF-8 text (a NUL byte at offset " + i + ": a binary "
+                        + "file?): give a BHive CSV, one hex block per line, or assembly (for a program, basalt analyze)");
+            }
+        }
+        if (elf) {
+            throw new BadInputException(where + " is not UTF-8 text (an ELF file): give a BHive CSV, one hex block per "
+                    + "line, or assembly (for a program, basalt analyze)");
+        }
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE)
+                .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+    }
+
+    /**
+     * The functions of an assembly file or listing, as an object file would hold them (for {@code basalt analyze}):
+     * each symbol's code, with gas' alignment padding.
+     */
+    static dev.basalt.decoder.ElfCode.Functions functions(Path file) throws IOException {
+        if (!Files.isReadable(file)) {
+            throw new BadInputException("cannot read " + file + " (no such file, or not readable)");
+        }
+        byte[] head = Files.readAllBytes(file);
+        for (int i = 0; i < head.length; i++) {
+            if (head[i] == 0) {
+                throw new BadInputException(file + " is not an ELF file (it does not start with 0x7f 'ELF'), nor "
+                        + "assembly text (a NUL byte at offset " + i + ")");
+            }
+        }
+        String text = readText(file, file.toString());
+        Assembly.Syntax syntax = Assembly.Syntax.detect(text);
+        Assembly.Program program;
+        try {
+            program = Assembly.assemble(text, syntax);
+        } catch (AssemblyException e) {
+            throw new BadInputException(file + " is not an ELF file (it does not start with 0x7f 'ELF'), nor "
+                    + (syntax == Assembly.Syntax.ATT ? "AT&T" : "Intel") + " assembly: " + e.getMessage());
+        }
+        List<dev.basalt.decoder.ElfCode.Function> functions = program.functions().stream()
+                .map(f -> new dev.basalt.decoder.ElfCode.Function(f.name().isEmpty() ? f.section() : f.name(),
+                        f.address(), f.bytes())).toList();
+        return new dev.basalt.decoder.ElfCode.Functions(functions, false, java.util.Set.of());
     }
 
     /**
@@ -138,7 +199,8 @@ final class BlockInput {
             return Assembly.parse(text, syntax);
         } catch (AssemblyException e) {
             throw new BadInputException(where + ", " + syntax.name().replace("ATT", "AT&T").replace("INTEL", "Intel")
-                    + " syntax: " + e.getMessage());
+                    + " syntax: " + e.getMessage() + (e.getMessage().contains("\uFFFD") ? " (\uFFFD stands for a "
+                    + "byte that is not UTF-8: the file is in another encoding)" : ""));
         }
     }
 }

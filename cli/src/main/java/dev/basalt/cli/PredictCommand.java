@@ -220,7 +220,8 @@ final class PredictCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BadInputException.format(format, "text", "csv", "json");
-        List<String> inputs = blockInput.blocks(hex);
+        List<BlockInput.Input> sourced = blockInput.inputs(hex);
+        List<String> inputs = sourced.stream().map(BlockInput.Input::hex).toList();
         if (inputs.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
@@ -270,13 +271,14 @@ final class PredictCommand implements Callable<Integer> {
             out.println("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high"
                     + (explain ? ",baseline,contributions" : "")
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining())
-                    + (memoryColumn ? ",memory" : "") + ",note,error");
+                    + (memoryColumn ? ",memory" : "") + ",note,error,source");
         }
         int k = 0;
         int failedInputs = 0;
         String firstFailure = null;
         for (int i = 0; i < inputs.size(); i++) {
             String in = inputs.get(i);
+            String source = sourced.get(i).source();
             BasicBlock block = blocks.get(i);
             for (Microarchitecture m : cpus) {
                 Prediction p = block == null ? null : byCpu.get(m).get(k).orElse(null);
@@ -301,10 +303,11 @@ final class PredictCommand implements Callable<Integer> {
                                     : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()) + csvInterval(p)
                                     + (explain ? csvExplanation(p) : "") + csvDetails(p, details)
                                     + (memoryColumn ? "," + memoryOf(estimators.get(m), block, m) : "") + ","
-                                    + csvCell(p.note()) + ","));
+                                    + csvCell(p.note()) + ",") + "," + csvCell(source));
                     case "json" -> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
+                        n.put("source", source);
                         n.put("mcpu", m.llvmName());
                         n.put("model", estimators.get(m).name());
                         n.put("model_version", versions.get(m));
@@ -344,6 +347,9 @@ final class PredictCommand implements Callable<Integer> {
                                         p.cyclesPerIteration()) + p.interval().map(iv -> String.format(Locale.ROOT,
                                         "  (90%% interval %.2f–%.2f)", iv.low(), iv.high())).orElse("")
                                         + textDetails(p) + textMemory(estimators.get(m), block, m));
+                        if (!source.startsWith("block argument") || source.contains(":")) {
+                            out.println("    from " + source);  // assembly: where in the text the block is
+                        }
                         if (p != null) {
                             p.notes().forEach(note -> out.println("    note: " + note));
                         }

@@ -100,7 +100,8 @@ final class SimulateCommand implements Callable<Integer> {
                 ? Simulator.Options.llvmMcaCompatible().withIterations(iterations)
                 : switches.apply(new Simulator.Options(iterations, !noStackEngine, true))).withLoopMode(mode)
                 .withMemory(memory);
-        List<String> blocks = blockInput.blocks(arguments);
+        List<BlockInput.Input> sourced = blockInput.inputs(arguments);
+        List<String> blocks = sourced.stream().map(BlockInput.Input::hex).toList();
         if (blocks.isEmpty()) {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
@@ -128,7 +129,7 @@ final class SimulateCommand implements Callable<Integer> {
                 for (Microarchitecture c : cpus) {
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", c.llvmName()).put("error", e.getMessage());
                     if (format.equals("csv")) {
-                        out.println(csvError(blocks.get(k), c, e.getMessage()));
+                        out.println(csvError(blocks.get(k), c, e.getMessage()) + PredictCommand.csvCell(sourced.get(k).source()));
                     }
                 }
                 failed = true;
@@ -145,17 +146,22 @@ final class SimulateCommand implements Callable<Integer> {
                     json.addObject().put("hex", blocks.get(k)).put("mcpu", cpus.get(c).llvmName())
                             .put("error", cannot.get());
                     if (format.equals("csv")) {
-                        out.println(csvError(blocks.get(k), cpus.get(c), cannot.get()));
+                        out.println(csvError(blocks.get(k), cpus.get(c), cannot.get())
+                                + PredictCommand.csvCell(sourced.get(k).source()));
                     }
                     failed = true;
                     continue;
                 }
+                String source = sourced.get(k).source();
                 if (format.equals("json")) {
-                    json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options));
+                    json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options).put("source", source));
                 } else if (format.equals("csv")) {
-                    out.println(toCsv(block, cpus.get(c), sims.get(c), options));
+                    out.println(toCsv(block, cpus.get(c), sims.get(c), options) + "," + PredictCommand.csvCell(source));
                 } else {
                     print(out, block, cpus.get(c), sims.get(c), options);
+                    if (!source.startsWith("block argument") || source.contains(":")) {
+                        out.println("  from " + source);
+                    }
                 }
             }
         }
@@ -186,12 +192,12 @@ final class SimulateCommand implements Callable<Integer> {
     /** The csv columns: json's figures that are one number or word per block and CPU. */
     private static final String CSV_HEADER = "hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,memory,"
             + java.util.Arrays.stream(Bounds.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
-            .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error";
+            .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error,source";
 
     private static String csvError(String hex, Microarchitecture uarch, String error) {
         // numeric columns stay empty: table … the bounds, winner, note
-        return hex + "," + uarch.llvmName() + "," + ",".repeat(CSV_HEADER.split(",").length - 3)
-                + PredictCommand.csvCell(error);
+        return hex + "," + uarch.llvmName() + "," + ",".repeat(CSV_HEADER.split(",").length - 4)
+                + PredictCommand.csvCell(error) + ",";
     }
 
     private String toCsv(BasicBlock block, Microarchitecture uarch, Simulator sim, Simulator.Options options) {

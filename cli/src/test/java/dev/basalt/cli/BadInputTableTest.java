@@ -129,6 +129,11 @@ class BadInputTableTest {
         bad("predict", "directory", "--input $DIR", "--input", "$DIR");
         bad("predict", "binary file", "--input $DIR/random.bin", "--input", "$DIR/random.bin");
         bad("predict", "missing file", "$DIR/missing.txt", "--input", "$DIR/missing.txt");
+        add("predict", "Latin-1 byte in an assembly comment", 0, null, "--model", "bounds", "--mcpu", "haswell",
+                "--input", "$DIR/latin1.s");
+        bad("predict", "Latin-1 byte in an instruction", "line 2, column 5", "--model", "bounds", "--input",
+                "$DIR/latin1-code.s");
+        bad("predict", "immediate out of range", "line 2, column 1", "--model", "bounds", "--input", "$DIR/imm.s");
         bad("predict", "unknown CPU", "--mcpu", "--mcpu", "nosuch", "4801d8");
         bad("predict", "unknown CPU in a list", "--mcpu", "--mcpu", "haswell,nosuch", "4801d8");
         bad("predict", "unknown model", "--model", "--model", "nosuch", "4801d8");
@@ -142,6 +147,8 @@ class BadInputTableTest {
         bad("analyze", "directory", "$DIR", "$DIR");
         bad("analyze", "binary file", "$DIR/random.bin", "$DIR/random.bin");
         bad("analyze", "missing file", "$DIR/missing", "$DIR/missing");
+        bad("analyze", "ELF without code", "$DIR/nocode.o", "--model", "bounds", "$DIR/nocode.o");
+        bad("analyze", "immediate out of range (assembly)", "line 2, column 1", "--model", "bounds", "$DIR/imm.s");
         bad("analyze", "negative size", "--top", "--top", "-1", "/bin/true");
         bad("analyze", "unknown CPU", "--mcpu", "--mcpu", "nosuch", "/bin/true");
         bad("analyze", "a CPU list with an unknown CPU", "--mcpu", "--mcpu", "haswell,nosuch", "/bin/true");
@@ -315,6 +322,22 @@ class BadInputTableTest {
         byte[] random = new byte[4096];
         new Random(19).nextBytes(random);
         Files.write(dir.resolve("random.bin"), random);
+        // assembly with a Latin-1 byte (é): in a comment it is harmless, in an instruction it is named
+        Files.write(dir.resolve("latin1.s"), "add rax, rbx  # caf\u00e9\nimul rax, rax\n"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        Files.write(dir.resolve("latin1-code.s"), "add rax, rbx\nadd r\u00e9x, rbx\n"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        Files.writeString(dir.resolve("imm.s"), "add rax, rbx\nadd eax, 0x123456789\n");
+        // an x86-64 ELF header with no section at all: an ELF file without code
+        byte[] elf = new byte[64];
+        byte[] head = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+        System.arraycopy(head, 0, elf, 0, head.length);
+        elf[16] = 1;      // e_type: relocatable
+        elf[18] = 62;     // e_machine: x86-64
+        elf[20] = 1;      // e_version
+        elf[52] = 64;     // e_ehsize
+        elf[58] = 64;     // e_shentsize
+        Files.write(dir.resolve("nocode.o"), elf);
         String table;
         try (InputStream in = BadInputTableTest.class.getResourceAsStream("/dev/basalt/simulator/params/haswell.json")) {
             table = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -405,7 +428,9 @@ class BadInputTableTest {
                 + "exception name, and that no file (partial, temporary or empty) is left behind. `$DIR` is the test's "
                 + "scratch folder, holding `empty.txt` (empty), `bad.hex` (malformed hex rows), `many.hex` (64 KB: "
                 + "9,362 one-instruction blocks), `random.bin` (4 KB of random bytes), `file.txt` (a file, so "
-                + "`$DIR/file.txt/x` cannot be written), and two simulator tables changed from the bundled Haswell "
+                + "`$DIR/file.txt/x` cannot be written), `latin1.s` and `latin1-code.s` (Intel assembly with a "
+                + "Latin-1 `é` in a comment, and in a register name), `imm.s` (`add eax, 0x123456789` on line 2), "
+                + "`nocode.o` (an x86-64 ELF header with no sections), and two simulator tables changed from the bundled Haswell "
                 + "one: `unknown-port.json` (a row names port 9) and `unknown-cpu.json` (CPU `nosuch`). `/proc/basalt/x` "
                 + "cannot be created even by root. A huge block is one 64 KB hex argument (10,922 instructions), over the decoder's 16 KB limit for one block.\n");
         Map<String, List<Case>> byCommand = new LinkedHashMap<>();

@@ -41,16 +41,16 @@ class PredictCommandTest {
                 input.toString(), "--format", "csv");
         assertEquals(2, r.exit(), r.err());
         List<String> lines = r.out().strip().lines().toList();
-        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,memory,note,error",
+        assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,memory,note,error,source",
                 lines.get(0));
         assertEquals(7, lines.size(), r.out());
         assertEquals("4889de4889c24c89ff,haswell," + named("simulator", Microarchitecture.HASWELL)
                 + simulated("4889de4889c24c89ff", Microarchitecture.HASWELL)
-                + ",,,harness,,", lines.get(1), "an ordinary block: no interval (the simulator gives none), BHive's "
+                + ",,,harness,,," + input + ":1", lines.get(1), "an ordinary block: no interval (the simulator gives none), BHive's "
                 + "harness memory (straight-line), no note, no error");
         assertEquals("4889de4889c24c89ff,skylake," + named("simulator", Microarchitecture.SKYLAKE)
                 + simulated("4889de4889c24c89ff", Microarchitecture.SKYLAKE)
-                + ",,,harness,,", lines.get(2));
+                + ",,,harness,,," + input + ":1", lines.get(2));
         // An error row keeps the numeric columns empty (numeric) and says why in the last column.
         String errorRow = "zz,haswell," + named("simulator", Microarchitecture.HASWELL) + ",,,,,";
         assertTrue(lines.get(3).startsWith(errorRow) && lines.get(3).length() > errorRow.length(), lines.get(3));
@@ -102,10 +102,10 @@ class PredictCommandTest {
         assertEquals(0, csv.exit(), csv.err());
         List<String> rows = csv.out().strip().lines().toList();
         assertTrue(rows.get(1).startsWith("0f30,haswell,") && rows.get(1).contains(",\"instruction 0 (wrmsr)")
-                && rows.get(1).endsWith("do not trust this number\","), rows.get(1));
+                && rows.get(1).endsWith("do not trust this number\",,block argument 1"), rows.get(1));
         assertTrue(rows.get(2).endsWith(",\"no table row for FENI8087_NOP: a generic row (one integer micro-op, "
-                + "latency 1) was used\","), rows.get(2));
-        assertTrue(rows.get(3).endsWith(",no table row for BSWAP r16: its mnemonic's row was used,"), rows.get(3));
+                + "latency 1) was used\",,block argument 2"), rows.get(2));
+        assertTrue(rows.get(3).endsWith(",no table row for BSWAP r16: its mnemonic's row was used,,block argument 3"), rows.get(3));
         JsonNode json = new ObjectMapper().readTree(CliRun.of("predict", "--model", "bounds", "--mcpu", "hsw",
                 "--format", "json", "0fa2", "4801d8").out());
         assertTrue(json.get(0).get("note").asText().startsWith("instruction 0 (cpuid) is serializing"), json.toString());
@@ -253,7 +253,7 @@ class PredictCommandTest {
         CliRun csv = CliRun.of("predict", "--mcpu", "znver3", "--format", "csv", "4883c0014889de");
         assertEquals(0, csv.exit(), csv.err());
         assertEquals("4883c0014889de,znver3," + named("simulator", zen3) + simulated("4883c0014889de", zen3)
-                + ",,,harness,,",
+                + ",,,harness,,,block argument 1",
                 csv.out().lines().skip(1)
                 .findFirst().orElseThrow());
         assertTrue(csv.err().contains("note: granite has no model for znver3"), "the note goes to stderr beside csv");
@@ -275,9 +275,10 @@ class PredictCommandTest {
         assertEquals(0, csv.exit(), csv.err());
         List<String> lines = csv.out().lines().toList();
         assertEquals("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high,predecoder,decoders,delivery,issue,ports,"
-                + "latency,memory,note,error",
+                + "latency,memory,note,error,source",
                 lines.get(0));
-        assertEquals(String.format(Locale.ROOT, "%s,haswell,%s%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,harness,,", hex,
+        assertEquals(String.format(Locale.ROOT, "%s,haswell,%s%.4f,,,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,harness,,,block "
+                + "argument 1", hex,
                 named("bounds", Microarchitecture.HASWELL),
                 b.cyclesPerIteration(), b.predecoder(), b.decoders(), b.delivery(), b.issue(), b.ports(), b.latency()),
                 lines.get(1));

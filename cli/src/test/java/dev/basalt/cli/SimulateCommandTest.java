@@ -174,7 +174,7 @@ class SimulateCommandTest {
         assertEquals(2, csv.exit(), "the AVX2 block cannot run on Ivy Bridge");
         List<String> lines = csv.out().lines().toList();
         assertEquals("hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,memory,predecoder,decoders,"
-                + "delivery,issue,ports,latency,bound_winner,note,error", lines.get(0));
+                + "delivery,issue,ports,latency,bound_winner,note,error,source", lines.get(0));
         String[] first = lines.get(1).split(",", -1);
         assertEquals(lines.get(0).split(",").length, first.length);
         assertEquals(hsw.get("cycles_per_iteration").asDouble(), Double.parseDouble(first[3]), 1e-4);
@@ -184,7 +184,8 @@ class SimulateCommandTest {
         String[] refused = lines.get(4).split(",", -1);
         assertEquals("c5f5fec2", refused[0]);
         assertEquals("", refused[3], "an error row's numeric columns stay empty");
-        assertTrue(refused[refused.length - 1].contains("is not an instruction of ivybridge"), lines.get(4));
+        assertTrue(refused[refused.length - 2].contains("is not an instruction of ivybridge"), lines.get(4));
+        assertEquals("block argument 2", refused[refused.length - 1], "the last column: where the block came from");
         CliRun xml = CliRun.of("simulate", "--format", "xml", loop);
         assertEquals(2, xml.exit());
         assertTrue(xml.err().contains("unknown --format 'xml': use text, json or csv"), xml.err());

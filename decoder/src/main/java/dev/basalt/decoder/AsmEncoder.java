@@ -171,8 +171,43 @@ final class AsmEncoder {
             System.arraycopy(bytes, 0, prefixed, 1, bytes.length);
             return prefixed;
         }
+        String range = immediateOutOfRange(s);
+        if (range != null) {
+            throw new AssemblyException(s.line(), s.column(), range);
+        }
         throw new AssemblyException(s.line(), s.column(), "no encoding of '" + describe(s) + "' exists (as '"
                 + failure + "' with these operands)");
+    }
+
+    /**
+     * Why an instruction with a general-purpose register and an immediate cannot be encoded when the immediate is
+     * the cause: wider than the register (or than 32 bits, sign-extended, for a 64-bit one but {@code mov}'s);
+     * null otherwise.
+     */
+    private static String immediateOutOfRange(AsmStatement s) {
+        int width = 0;
+        String register = null;
+        for (AsmStatement.Operand o : s.operands()) {
+            if (o instanceof AsmStatement.Reg r && r.register().widthBits() > 0 && r.register().widthBits() <= 64
+                    && r.register().registerClass().name().startsWith("GP")) {
+                width = r.register().widthBits();
+                register = r.register().name();
+                break;
+            }
+        }
+        for (AsmStatement.Operand o : s.operands()) {
+            if (o instanceof AsmStatement.Imm imm && width > 0) {
+                long v = imm.value();
+                int bits = width == 64 && !s.mnemonic().startsWith("mov") ? 32 : width;
+                boolean fits = bits == 64 || v >= -(1L << (bits - 1)) && v < (1L << bits);
+                if (!fits) {
+                    return "the immediate " + (v < 0 ? "-0x" + Long.toHexString(-v) : "0x" + Long.toHexString(v))
+                            + " does not fit in " + bits + " bits" + (bits == width ? " (the width of " + register + ")"
+                            : " (a " + s.mnemonic() + " with a 64-bit register takes a sign-extended 32-bit immediate)");
+                }
+            }
+        }
+        return null;
     }
 
     private static String describe(AsmStatement s) {

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
 final class AsmParser {
 
     /** What a line holds. */
-    sealed interface Item permits Label, Separator, Statement, Directive {
+    sealed interface Item permits Label, Separator, Statement, Directive, Region {
     }
 
     /**
@@ -34,18 +34,38 @@ final class AsmParser {
     }
 
     /** A label: ends the block before it; branches may name it. */
-    record Label(String name, int line) implements Item {
+    record Label(String name, int line, long address) implements Item {
+
+        Label(String name, int line) {
+            this(name, line, -1);
+        }
     }
 
     /** A blank line or a line that ends a block without naming it (a listing's section header). */
     record Separator(int line) implements Item {
     }
 
-    record Statement(AsmStatement statement) implements Item {
+    /**
+     * One instruction; {@code listed} holds a listing's bytes for it ({@code objdump -d}'s bytes column, with its
+     * continuation lines), empty when the text has none.
+     */
+    record Statement(AsmStatement statement, byte[] listed) implements Item {
+
+        Statement(AsmStatement statement) {
+            this(statement, new byte[0]);
+        }
+    }
+
+    /**
+     * An llvm-mca region marker: the comment {@code # LLVM-MCA-BEGIN name} ({@code begin}, its name possibly empty)
+     * or {@code # LLVM-MCA-END}.
+     */
+    record Region(String name, boolean begin, int line) implements Item {
     }
 
     private static final Pattern LISTING = Pattern.compile("^\\s*([0-9a-fA-F]+):\\s+((?:[0-9a-fA-F]{2}(?:\\s|$))*)");
-    private static final Pattern OBJDUMP_SYMBOL = Pattern.compile("^\\s*[0-9a-fA-F]+\\s+<([^>]+)>:\\s*$");
+    private static final Pattern OBJDUMP_SYMBOL = Pattern.compile("^\\s*([0-9a-fA-F]+)\\s+<([^>]+)>:\\s*$");
+    private static final Pattern REGION = Pattern.compile("(?:#|//|;)\\s*LLVM-MCA-(BEGIN|END)\\b\\s*(.*)$");
     private static final Pattern LABEL = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*$");
     private static final Pattern LABEL_THEN_TEXT = Pattern.compile("^\\s*([A-Za-z_.$@][\\w.$@]*|\\d+)\\s*:\\s*(?=\\S)");
     private static final Pattern PTR = Pattern.compile("^([a-z]+)\\s+ptr\\s+");
@@ -83,6 +103,10 @@ final class AsmParser {
     private static final java.util.Set<String> PLACING_DIRECTIVES = java.util.Set.of(".text", ".data", ".bss",
             ".section", ".pushsection", ".popsection", ".previous", ".p2align", ".balign", ".align");
 
+    /** Data directives that put numbers in place, by the bytes each number takes. */
+    private static final Map<String, Integer> DATA_WIDTHS = Map.of(".byte", 1, ".value", 2, ".word", 2, ".short", 2,
+            ".2byte", 2, ".long", 4, ".int", 4, ".4byte", 4, ".quad", 8, ".8byte", 8);
+
     private final Assembly.Syntax syntax;
     private final Zydis zydis = Zydis.get();
 
@@ -115,23 +139,39 @@ final class AsmParser {
             Matcher symbol = OBJDUMP_SYMBOL.matcher(raw);
             if (symbol.matches()) {
                 checkNoPrefix(pendingAt);
-                items.add(new Label(symbol.group(1), lineNo));
+                items.add(new Label(symbol.group(2), lineNo, Long.parseUnsignedLong(symbol.group(1), 16)));
                 continue;
+            }
+            Matcher region = REGION.matcher(raw);
+            if (region.find()) {
+                checkNoPrefix(pendingAt);
+                items.add(new Region(region.group(2).strip(), region.group(1).equals("BEGIN"), lineNo));
             }
             String body = stripComment(raw);
             long address = -1;
             int offset = 0;
+            byte[] listed = new byte[0];
             Matcher listing = LISTING.matcher(body);
             if (listing.find() && looksLikeListing(body, listing)) {
                 address = Long.parseUnsignedLong(listing.group(1), 16);
                 offset = listing.end();
+                listed = Hex.parse(listing.group(2).replaceAll("\\s", ""));
                 if (body.substring(offset).isBlank()) {
-                    continue;  // a listing's continuation line: bytes only
+                    // a listing's continuation line: more bytes of the instruction above
+                    if (!items.isEmpty() && items.get(items.size() - 1) instanceof Statement st
+                            && st.listed().length > 0) {
+                        byte[] joined = java.util.Arrays.copyOf(st.listed(), st.listed().length + listed.length);
+                        System.arraycopy(listed, 0, joined, st.listed().length, listed.length);
+                        items.set(items.size() - 1, new Statement(st.statement(), joined));
+                    }
+                    continue;
                 }
             }
             if (body.isBlank()) {
                 checkNoPrefix(pendingAt);
-                items.add(new Separator(lineNo));
+                if (raw.isBlank()) {
+                    items.add(new Separator(lineNo));  // a blank line ends a block; a comment line does not
+                }
                 continue;
             }
             Matcher label = LABEL.matcher(body);
@@ -167,6 +207,13 @@ final class AsmParser {
                         String name = words[0].toLowerCase(Locale.ROOT);
                         if (PLACING_DIRECTIVES.contains(name)) {
                             items.add(new Directive(name, words.length > 1 ? words[1] : "", lineNo));
+                        } else if (DATA_WIDTHS.containsKey(name)) {
+                            byte[] data = data(DATA_WIDTHS.get(name), words.length > 1 ? words[1] : "");
+                            if (data != null) {  // bytes in the code, such as gcc's ".value 0x6666" of a TLS call
+                                int column = start + part.indexOf(trimmed.charAt(0)) + 1;
+                                items.add(new Statement(new AsmStatement(lineNo, column, 0, name, List.of(), "",
+                                        address), data));
+                            }
                         }
                         start = end + 1;
                         continue;  // other directives say nothing about the code
@@ -179,7 +226,8 @@ final class AsmParser {
                     } else {
                         pendingPrefixes = 0;
                         pendingAt = null;
-                        items.add(new Statement(s));
+                        items.add(new Statement(s, listed));
+                        listed = new byte[0];  // "rep; movsb" on a listing line: its bytes go with the first
                     }
                 }
                 start = end + 1;
@@ -187,6 +235,25 @@ final class AsmParser {
         }
         checkNoPrefix(pendingAt);
         return items;
+    }
+
+    /** The little-endian bytes of a data directive's numbers, or null when one is not a number (a symbol). */
+    private static byte[] data(int width, String arguments) {
+        if (arguments.isBlank()) {
+            return null;
+        }
+        String[] values = arguments.split(",");
+        byte[] out = new byte[values.length * width];
+        for (int k = 0; k < values.length; k++) {
+            Long v = number(values[k]);
+            if (v == null) {
+                return null;
+            }
+            for (int b = 0; b < width; b++) {
+                out[k * width + b] = (byte) (v >>> (8 * b));
+            }
+        }
+        return out;
     }
 
     /** Prefixes on a line of their own must be followed by their instruction, not by a label or the end. */

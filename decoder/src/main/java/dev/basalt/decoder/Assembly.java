@@ -65,14 +65,21 @@ public final class Assembly {
     }
 
     /**
-     * One block of the text: the machine code of consecutive instructions between labels or blank lines.
+     * One block of the text: the machine code of consecutive instructions as a compiler and an assembler see a
+     * basic block — it ends after every branch, call or return and before every branch target — or one llvm-mca
+     * region whole.
      *
      * @param firstLine the line of its first instruction (from 1)
      * @param lastLine  the line of its last instruction
      * @param label     the label before it, or empty
-     * @param bytes     its machine code
+     * @param bytes     its machine code (with the alignment padding an assembler puts in it, as in the object file)
+     * @param function  the symbol it lies in ({@code main}, a listing's {@code <main>}), or empty
+     * @param offset    its address from that symbol's (or in its section, when there is no symbol)
+     * @param region    the name of the llvm-mca region it is ({@code # LLVM-MCA-BEGIN name}), or null when none
+     * @param loop      whether its last instruction branches back to its first: a loop of one block
      */
-    public record Block(int firstLine, int lastLine, String label, byte[] bytes) {
+    public record Block(int firstLine, int lastLine, String label, byte[] bytes, String function, long offset,
+                        String region, boolean loop) {
 
         public Block {
             bytes = bytes.clone();
@@ -93,21 +100,77 @@ public final class Assembly {
             return BasicBlock.fromBytes(bytes);
         }
 
+        /**
+         * Where it comes from, for a person: {@code lines 11-17, .L3, dot+0x10, region "x", loop}; the parts that
+         * are known.
+         */
+        public String source() {
+            StringBuilder b = new StringBuilder(firstLine == lastLine ? "line " + firstLine
+                    : "lines " + firstLine + "-" + lastLine);
+            if (!label.isEmpty()) {
+                b.append(", ").append(label);
+            }
+            if (!function.isEmpty() && !function.equals(label)) {
+                b.append(", ").append(function).append(offset == 0 ? "" : "+0x" + Long.toHexString(offset));
+            } else if (!function.isEmpty() && offset != 0) {
+                b.append("+0x").append(Long.toHexString(offset));
+            }
+            if (region != null) {
+                b.append(", region \"").append(region).append('"');
+            }
+            if (loop) {
+                b.append(", loop");
+            }
+            return b.toString();
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Block b && b.firstLine == firstLine && b.lastLine == lastLine
-                    && b.label.equals(label) && java.util.Arrays.equals(b.bytes, bytes);
+                    && b.label.equals(label) && java.util.Arrays.equals(b.bytes, bytes) && b.function.equals(function)
+                    && b.offset == offset && java.util.Objects.equals(b.region, region) && b.loop == loop;
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(firstLine, lastLine, label, java.util.Arrays.hashCode(bytes));
+            return java.util.Objects.hash(firstLine, lastLine, label, java.util.Arrays.hashCode(bytes), function,
+                    offset, region, loop);
         }
 
         @Override
         public String toString() {
-            return "Block[lines " + firstLine + "-" + lastLine + (label.isEmpty() ? "" : ", " + label) + ": "
-                    + hex() + "]";
+            return "Block[" + source() + ": " + hex() + "]";
+        }
+    }
+
+    /**
+     * The code of one symbol as an object file holds it: from its label to the next symbol's (or its section's
+     * end), with the alignment padding gas would put in it, so that {@link ControlFlow} cuts it as it cuts the
+     * object file's function.
+     *
+     * @param name    the symbol, or empty for code before any symbol
+     * @param section its section
+     * @param address its address: in its section, or a listing's address
+     * @param bytes   its machine code
+     */
+    public record Function(String name, String section, long address, byte[] bytes) {
+
+        public Function {
+            bytes = bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+    }
+
+    /** A text's functions (its code as an object file holds it) and its blocks. */
+    public record Program(List<Function> functions, List<Block> blocks) {
+
+        public Program {
+            functions = List.copyOf(functions);
+            blocks = List.copyOf(blocks);
         }
     }
 
@@ -121,16 +184,36 @@ public final class Assembly {
      * @throws ZydisUnavailableException when the Zydis library cannot be loaded
      */
     public static List<Block> parse(String text, Syntax syntax) {
+        return assemble(text, syntax).blocks();
+    }
+
+    /**
+     * The functions and blocks of {@code text}. Blocks are cut as in an object file (see {@link ControlFlow}):
+     * after each branch, call and return, at each branch target and symbol; a blank line also ends one (hand-written
+     * blocks), a comment does not; an llvm-mca region ({@code # LLVM-MCA-BEGIN name} … {@code # LLVM-MCA-END}) is one
+     * block whatever it holds, as llvm-mca analyzes it. Alignment padding is gas' NOPs: in the block before it when
+     * that block runs into it, else a block of its own, left out of the blocks (it is no code of the text's).
+     *
+     * @throws AssemblyException naming the line and column of the first statement that cannot be read or encoded
+     */
+    public static Program assemble(String text, Syntax syntax) {
         List<Item> items = new AsmParser(syntax).parse(text);
         List<AsmStatement> statements = new ArrayList<>();
-        List<Integer> blockOf = new ArrayList<>();
-        List<String> blockLabels = new ArrayList<>();
+        List<byte[]> listed = new ArrayList<>();
         Map<String, Integer> labels = new HashMap<>();  // label → index of the statement it precedes
         Map<String, List<Integer>> local = new HashMap<>();  // "1" → every place "1:" is defined, in order
+        Map<Integer, String> labelAt = new HashMap<>();  // statement → the label a person would call it by
+        Map<Integer, String> symbolAt = new HashMap<>();  // statement → the symbol that starts there
+        Map<String, Long> symbolAddress = new HashMap<>();
+        java.util.Set<Integer> breaks = new java.util.HashSet<>();  // statements a blank line or a section starts
+        List<Integer> regionOf = new ArrayList<>();  // statement → its region's number, -1 outside
+        List<String> regionNames = new ArrayList<>();
         Placing placing = new Placing();
-        int block = -1;
         boolean open = false;
         String pendingLabel = "";
+        String pendingSymbol = null;
+        int region = -1;
+        int regionLine = 0;
         for (Item item : items) {
             if (item instanceof Directive d) {
                 open &= !placing.apply(d);  // code in another section is not the block's next instruction
@@ -143,50 +226,212 @@ public final class Assembly {
                 if (l.name().matches("\\d+")) {
                     local.computeIfAbsent(l.name(), k -> new ArrayList<>()).add(statements.size());
                 }
-                open = false;
+                if (isSymbol(l.name())) {
+                    pendingSymbol = l.name();
+                    if (l.address() >= 0) {
+                        symbolAddress.put(l.name(), l.address());  // a listing's "0000000000001139 <main>:"
+                    }
+                }
                 if (pendingLabel.isEmpty() || pendingLabel.startsWith(".L") && !l.name().startsWith(".L")) {
                     pendingLabel = l.name();  // "dot:", not gcc's local ".LFE11:" before it or ".LFB11:" after
                 }
             } else if (item instanceof Separator) {
                 open = false;
-            } else if (item instanceof Statement st) {
-                if (!open) {
-                    block++;
-                    open = true;
-                    blockLabels.add(pendingLabel);
-                    pendingLabel = "";
+            } else if (item instanceof AsmParser.Region r) {
+                if (r.begin() && region >= 0) {
+                    throw new AssemblyException(r.line(), 1, "LLVM-MCA-BEGIN inside the region begun on line "
+                            + regionLine + " (regions do not nest)");
                 }
+                if (r.begin()) {
+                    region = regionNames.size();
+                    regionNames.add(r.name());
+                } else {
+                    region = -1;
+                }
+                regionLine = r.line();
+                open = false;
+            } else if (item instanceof Statement st) {
+                if (st.statement().mnemonic().startsWith(".") && !placing.inCode()) {
+                    continue;  // data in a data section: no code
+                }
+                int index = statements.size();
+                if (!open) {
+                    breaks.add(index);
+                    open = true;
+                }
+                if (!pendingLabel.isEmpty()) {
+                    labelAt.put(index, pendingLabel);
+                }
+                if (pendingSymbol != null) {
+                    symbolAt.put(index, pendingSymbol);
+                }
+                pendingLabel = "";
+                pendingSymbol = null;
                 statements.add(st.statement());
-                blockOf.add(block);
+                listed.add(st.listed());
+                regionOf.add(region);
                 placing.statement();
             }
         }
         resolveLocalLabels(statements, labels, local);
-        byte[][] code = layout(statements, labels, placing);
-        List<Block> blocks = new ArrayList<>();
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        int first = -1;
-        for (int i = 0; i < statements.size(); i++) {
-            if (first < 0) {
-                first = i;
-            }
-            bytes.writeBytes(code[i]);
-            if (i + 1 == statements.size() || !blockOf.get(i + 1).equals(blockOf.get(i))) {
-                blocks.add(new Block(statements.get(first).line(), statements.get(i).line(),
-                        blockLabels.get(blockOf.get(i)), bytes.toByteArray()));
-                bytes.reset();
-                first = -1;
+        int n = statements.size();
+        byte[][] code = layout(statements, labels, placing, listed);
+        long[] address = placing.addresses(code);
+        boolean listing = n > 0 && statements.stream().allMatch(st -> st.address() >= 0);
+        if (listing) {
+            for (int i = 0; i < n; i++) {
+                address[i] = statements.get(i).address();
             }
         }
-        return blocks;
+        // Each symbol's code, padding included, as in the object file; statement i lies at pieceOf[i], offsetOf[i].
+        List<Piece> pieces = new ArrayList<>();
+        Map<String, Piece> current = new HashMap<>();
+        int[] pieceOf = new int[n];
+        int[] offsetOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            String section = listing ? "" : placing.sectionOf.get(i);
+            Piece p = current.get(section);
+            long gap = p == null ? 0 : address[i] - p.end();
+            if (p == null || symbolAt.containsKey(i) || gap < 0 || gap > 0 && listing) {
+                String name = symbolAt.getOrDefault(i, p == null ? "" : p.name);
+                p = new Piece(name, section, address[i],
+                        symbolAt.containsKey(i) ? symbolAddress.getOrDefault(name, address[i]) : p == null ? address[i]
+                        : p.base);
+                pieces.add(p);
+                current.put(section, p);
+            } else if (gap > 0) {
+                p.pad((int) gap, i);
+            }
+            pieceOf[i] = pieces.indexOf(p);
+            offsetOf[i] = p.bytes.size();
+            p.add(i, code[i]);
+        }
+        List<Function> functions = pieces.stream().map(Piece::function).toList();
+        // blocks: cut as the object file's are, and where the text cuts them; a region is one block
+        List<Block> blocks = new ArrayList<>();
+        List<Integer> blockStart = new ArrayList<>();
+        for (int pi = 0; pi < pieces.size(); pi++) {
+            Piece p = pieces.get(pi);
+            java.util.Set<Integer> leaders = new java.util.HashSet<>();
+            for (int k = 0; k < p.statements.size(); k++) {
+                int i = p.statements.get(k);
+                boolean regionBound = i > 0 && !regionOf.get(i).equals(regionOf.get(i - 1));
+                if (breaks.contains(i) || regionBound || labelAt.containsKey(i) && !listing
+                        && isSymbol(labelAt.get(i))) {
+                    leaders.add(offsetOf[i]);
+                }
+            }
+            ControlFlow flow = ControlFlow.of(p.bytes.toByteArray(), p.address, java.util.Set.of(), leaders);
+            for (ControlFlow.Block cb : flow.blocks()) {
+                int from = (int) (cb.address() - p.address);
+                int to = from + cb.block().bytes().length;
+                List<Integer> inside = new ArrayList<>();
+                for (int k = 0; k < p.statements.size(); k++) {
+                    int off = p.offsets.get(k);
+                    if (off >= from && off < to) {
+                        inside.add(p.statements.get(k));
+                    }
+                }
+                if (inside.isEmpty()) {
+                    continue;  // alignment padding after a branch: no code of the text's
+                }
+                int first = inside.get(0);
+                int last = inside.get(inside.size() - 1);
+                blocks.add(new Block(statements.get(first).line(), statements.get(last).line(),
+                        labelAt.getOrDefault(first, ""), cb.block().bytes(), p.name,
+                        cb.address() - (p.name.isEmpty() ? 0 : p.base),
+                        regionOf.get(first) < 0 ? null : regionNames.get(regionOf.get(first)), cb.isSelfLoop()));
+                blockStart.add(first);
+            }
+        }
+        // text order; then each region's blocks made one
+        Integer[] order = new Integer[blocks.size()];
+        for (int k = 0; k < order.length; k++) {
+            order[k] = k;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparingInt(blockStart::get));
+        List<Block> ordered = new ArrayList<>();
+        int lastStart = 0;
+        for (int k : order) {
+            Block b = blocks.get(k);
+            Block before = ordered.isEmpty() ? null : ordered.get(ordered.size() - 1);
+            int id = regionOf.get(blockStart.get(k));
+            if (id >= 0 && before != null && id == regionOf.get(ordered.size() == 0 ? 0 : lastStart)) {
+                ByteArrayOutputStream joined = new ByteArrayOutputStream();
+                joined.writeBytes(before.bytes);
+                joined.writeBytes(b.bytes);
+                byte[] all = joined.toByteArray();
+                ordered.set(ordered.size() - 1, new Block(before.firstLine(), b.lastLine(), before.label(), all,
+                        before.function(), before.offset(), before.region(), false));
+            } else {
+                ordered.add(b);
+                lastStart = blockStart.get(k);
+            }
+        }
+        return new Program(functions, ordered);
     }
+
+    /** A label that names a symbol (a function), not gcc's or clang's local {@code .L} labels or gas' {@code 1:}. */
+    private static boolean isSymbol(String label) {
+        return !label.startsWith(".L") && !label.matches("\\d+(@\\d+)?");
+    }
+
+    /** One symbol's code being laid out. */
+    private static final class Piece {
+        final String name;
+        final String section;
+        final long address;
+        /** Where its symbol is: its first instruction's address, or a listing's symbol line's. */
+        final long base;
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final List<Integer> statements = new ArrayList<>();
+        final List<Integer> offsets = new ArrayList<>();
+
+        Piece(String name, String section, long address, long base) {
+            this.name = name;
+            this.section = section;
+            this.address = address;
+            this.base = base;
+        }
+
+        long end() {
+            return address + bytes.size();
+        }
+
+        void add(int statement, byte[] code) {
+            statements.add(statement);
+            offsets.add(bytes.size());
+            bytes.writeBytes(code);
+        }
+
+        /** {@code n} bytes of alignment padding, as gas fills code: 11-byte NOPs, then one of the rest's length. */
+        void pad(int n, int before) {
+            for (int left = n; left > 0; ) {
+                int k = Math.min(left, NOPS.length);
+                bytes.writeBytes(NOPS[k - 1]);
+                left -= k;
+            }
+        }
+
+        Function function() {
+            return new Function(name, section, address, bytes.toByteArray());
+        }
+    }
+
+    /** gas' NOPs for x86-64 code alignment, by length (1 to 11 bytes). */
+    private static final byte[][] NOPS = {
+        Hex.parse("90"), Hex.parse("6690"), Hex.parse("0f1f00"), Hex.parse("0f1f4000"), Hex.parse("0f1f440000"),
+        Hex.parse("660f1f440000"), Hex.parse("0f1f8000000000"), Hex.parse("0f1f840000000000"),
+        Hex.parse("660f1f840000000000"), Hex.parse("662e0f1f840000000000"), Hex.parse("66662e0f1f840000000000"),
+    };
 
     /**
      * Encodes every statement. A branch to a place (a label of the text, a listing's address) starts short and
      * becomes near when its target is out of an 8-bit displacement's reach, never back; the passes end when no
      * length or address changes, so every displacement is computed from the final addresses.
      */
-    private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels, Placing placing) {
+    private static byte[][] layout(List<AsmStatement> statements, Map<String, Integer> labels, Placing placing,
+                                   List<byte[]> listed) {
         AsmEncoder encoder = new AsmEncoder();
         int n = statements.size();
         byte[][] code = new byte[n][];
@@ -195,7 +440,9 @@ public final class Assembly {
             AsmStatement s = statements.get(i);
             // A label of another section (gcc's cold code in .text.unlikely) is as far as a symbol of another file:
             // the assembler leaves its distance to the linker, in 32 bits.
-            if (!isBranchToPlace(s) || label(s) != null && (!labels.containsKey(label(s))
+            if (listed.get(i).length > 0) {
+                code[i] = listed.get(i);  // a listing's own bytes are the instruction
+            } else if (!isBranchToPlace(s) || label(s) != null && (!labels.containsKey(label(s))
                     || !placing.sameSection(i, label(s), labels.get(label(s)), n))) {
                 code[i] = encoder.encode(s);
             } else {
@@ -270,7 +517,7 @@ public final class Assembly {
         private String previous = ".text";
         private final java.util.ArrayDeque<String> pushed = new java.util.ArrayDeque<>();
         private final Map<String, List<long[]>> pendingAlignments = new HashMap<>();
-        private final List<String> sectionOf = new ArrayList<>();
+        final List<String> sectionOf = new ArrayList<>();
         private final List<List<long[]>> alignmentsOf = new ArrayList<>();
         private final Map<String, String> labelSection = new HashMap<>();
         /** How many statements up to each one (itself included) have alignments before them. */
@@ -316,6 +563,11 @@ public final class Assembly {
                         + d.arguments() + "'");
             }
             return new long[] {boundary, max};
+        }
+
+        /** Whether the current section holds code (.text, .text.unlikely, .init, …): where data bytes are code. */
+        boolean inCode() {
+            return section.startsWith(".text") || section.equals(".init") || section.equals(".fini");
         }
 
         void label(String name) {

@@ -82,9 +82,19 @@ public final class ControlFlow {
      * start at {@code functionStarts} (absolute addresses; a stripped library's exported symbols).
      */
     public static ControlFlow of(byte[] code, long address, java.util.Set<Long> functionStarts) {
+        return of(code, address, functionStarts, java.util.Set.of());
+    }
+
+    /**
+     * As {@link #of(byte[], long, Set)}, with blocks also starting at {@code leaders} (offsets in {@code code}):
+     * where a text says a block starts although no branch does (a blank line between hand-written blocks, an
+     * llvm-mca region's bounds).
+     */
+    public static ControlFlow of(byte[] code, long address, java.util.Set<Long> functionStarts,
+                                 java.util.Set<Integer> leadersToo) {
         List<Instruction> insns = new ArrayList<>();
         CodeScan.Result scan = CodeScan.linear(code, 0, code.length, insns::add);
-        TreeSet<Integer> leaders = new TreeSet<>();
+        TreeSet<Integer> leaders = new TreeSet<>(leadersToo);
         Set<Integer> starts = new java.util.HashSet<>();
         for (Instruction i : insns) {
             starts.add(i.offset());
@@ -107,7 +117,7 @@ public final class ControlFlow {
                 leaders.add(i.offset());  // after bytes that did not decode
             }
             expected = i.offset() + i.length();
-            if (ENDS_BLOCK.contains(i.category())) {
+            if (endsBlock(i)) {
                 leaders.add(expected);
                 long t = target(i);
                 if (t >= 0 && t < code.length && starts.contains((int) t)) {
@@ -152,6 +162,11 @@ public final class ControlFlow {
         }
         loops = marked;
         return new ControlFlow(blocks, loops, scan.instructions(), scan.skippedBytes());
+    }
+
+    /** Whether a block ends after {@code i}: a branch, call, return, system call or interrupt. */
+    public static boolean endsBlock(Instruction i) {
+        return ENDS_BLOCK.contains(i.category());
     }
 
     private static Block block(byte[] code, long address, List<Instruction> insns) {

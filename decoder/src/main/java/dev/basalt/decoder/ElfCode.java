@@ -37,11 +37,31 @@ public final class ElfCode {
      * The functions of an ELF file, whether they come from its symbol table, and, for a stripped file, the
      * addresses where its dynamic symbol table says functions start (exported ones).
      */
-    public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
+    public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts,
+                            List<Function> exported) {
 
         public Functions {
             functions = List.copyOf(functions);
             knownStarts = java.util.Set.copyOf(knownStarts);
+            exported = List.copyOf(exported);
+        }
+
+        public Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
+            this(functions, stripped, knownStarts, List.of());
+        }
+
+        /**
+         * {@code address} as a person finds it in a stripped file: the exported function it lies in and the offset
+         * ({@code crc32+0x1a}), or empty when none holds it.
+         */
+        public java.util.Optional<String> exportedName(long address) {
+            for (Function f : exported) {
+                if (address >= f.address() && address < f.address() + f.bytes().length) {
+                    return java.util.Optional.of(address == f.address() ? f.name()
+                            : f.name() + "+0x" + Long.toHexString(address - f.address()));
+                }
+            }
+            return java.util.Optional.empty();
         }
     }
 
@@ -100,14 +120,13 @@ public final class ElfCode {
         if (named.isEmpty()) {
             // Stripped: the sections whole; a shared library's exported functions still mark where functions start.
             java.util.Set<Long> starts = new java.util.HashSet<>();
-            if (dynsym != null) {
-                named(dynsym, sections, file).forEach(f -> starts.add(f.address()));
-            }
+            List<Function> exported = dynsym == null ? List.of() : named(dynsym, sections, file);
+            exported.forEach(f -> starts.add(f.address()));
             List<Function> whole = new ArrayList<>();
             for (Indexed s : sections) {
                 whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
             }
-            return new Functions(whole, true, starts);
+            return new Functions(whole, true, starts, exported);
         }
         return new Functions(named, false, java.util.Set.of());
     }
@@ -154,6 +173,14 @@ public final class ElfCode {
         }
         if (!isElf(file)) {
             throw new IOException(file + " is not an ELF file (it does not start with 0x7f 'ELF')");
+        }
+        byte[] header = new byte[64];
+        try (InputStream in = Files.newInputStream(file)) {
+            // a 64-bit header that lists no section (e_shnum, little-endian at 60) holds no code to find
+            if (in.readNBytes(header, 0, 64) == 64 && header[4] == 2 && header[5] == 1 && header[60] == 0
+                    && header[61] == 0) {
+                throw new IOException(file + " holds no code: an ELF file without sections (e_shnum is 0)");
+            }
         }
         ElfFile elf;
         try {

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,15 +92,61 @@ class AssemblyTest {
                 	ret
                 """;
         List<Assembly.Block> blocks = Assembly.parse(gcc, Assembly.Syntax.detect(gcc));
-        assertEquals(3, blocks.size());
+        // as in the object file: a block ends after each branch and return and starts at each branch target
+        assertEquals(5, blocks.size(), blocks::toString);
         assertEquals("dot", blocks.get(0).label());
         // jle .L4 jumps over the 2 instructions after it (6 bytes), the 5 bytes of padding ".p2align 4,,10" puts
-        // before .L3 (not code of any block) and the 28-byte .L3 block: 0x27, as gas assembles it
-        assertEquals("4885d27e2731c0660fefc9", blocks.get(0).hex());
-        // jne .L3 goes back over the 23 bytes from .L3 to its own end: -23 = e9, as gcc's assembler wrote it
-        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9660f28c1c3", blocks.get(1).hex());
-        assertEquals(".L3", blocks.get(1).label());
-        assertEquals(11, blocks.get(1).firstLine());
+        // before .L3 and the 28-byte code from .L3 to the ret: 0x27, as gas assembles it
+        assertEquals("4885d27e27", blocks.get(0).hex());
+        // the padding runs on from pxor into .L3: gas' 5-byte NOP ends that block, as in the object file
+        assertEquals("31c0660fefc9" + "0f1f440000", blocks.get(1).hex());
+        // jne .L3 goes back over the 23 bytes from .L3 to its own end: -23 = e9, as gcc's assembler wrote it; the
+        // loop is a block of its own, without the exit code after it
+        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9", blocks.get(2).hex());
+        assertEquals(".L3", blocks.get(2).label());
+        assertEquals(11, blocks.get(2).firstLine());
+        assertTrue(blocks.get(2).loop());
+        assertEquals("dot", blocks.get(2).function());
+        assertEquals(0x10, blocks.get(2).offset());
+        assertEquals("lines 11-16, .L3, dot+0x10, loop", blocks.get(2).source());
+        assertEquals("660f28c1c3", blocks.get(3).hex());
+        assertEquals(".L4", blocks.get(4).label());
+        // the functions as the object file holds them: dot's 49 bytes, .L3 at 0x10 (padding included), its 23
+        // bytes, movapd and ret (5), .L4's 5
+        Assembly.Program program = Assembly.assemble(gcc, Assembly.Syntax.INTEL);
+        assertEquals(1, program.functions().size());
+        assertEquals("dot", program.functions().get(0).name());
+        assertEquals(0x10 + 23 + 5 + 5, program.functions().get(0).bytes().length);
+    }
+
+    @Test
+    void llvmMcaRegionsAreBlocksWithTheirNames() {
+        // llvm-mca analyzes a region whole, branches and labels inside it included; a comment line is no separator
+        String text = """
+                mov rax, 1
+                # LLVM-MCA-BEGIN reduce
+                top:
+                  add rax, rbx
+                  # the loop's test
+                  dec rcx
+                  jnz top
+                  imul rax, rax
+                # LLVM-MCA-END
+                  sub rax, 1
+                """;
+        List<Assembly.Block> blocks = Assembly.parse(text, Assembly.Syntax.INTEL);
+        assertEquals(3, blocks.size(), blocks::toString);
+        assertEquals("48c7c001000000", blocks.get(0).hex());
+        assertNull(blocks.get(0).region());
+        assertEquals("reduce", blocks.get(1).region());
+        assertEquals("4801d848ffc975f8480fafc0", blocks.get(1).hex());
+        assertEquals(4, blocks.get(1).firstLine());
+        assertEquals(8, blocks.get(1).lastLine());
+        assertEquals("4883e801", blocks.get(2).hex());
+        AssemblyException nested = assertThrows(AssemblyException.class, () -> Assembly.parse(
+                "# LLVM-MCA-BEGIN a\nnop\n# LLVM-MCA-BEGIN b\nnop\n", Assembly.Syntax.INTEL));
+        assertEquals("line 3, column 1: LLVM-MCA-BEGIN inside the region begun on line 1 (regions do not nest)",
+                nested.getMessage());
     }
 
     @Test
@@ -120,10 +167,18 @@ class AssemblyTest {
                   2e:	00 00 00
                 """;
         List<Assembly.Block> blocks = Assembly.parse(objdump, Assembly.Syntax.ATT);
-        assertEquals(1, blocks.size());
+        // the jne ends the block; the padding after it is a block of the listing's own (the object file's too)
+        assertEquals(2, blocks.size(), blocks::toString);
         assertEquals("dot", blocks.get(0).label());
-        // the cs prefix is a byte, written first as gas writes it; 0x0 needs no displacement byte (gas drops it too)
-        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e92e660f1f0400", blocks.get(0).hex());
+        assertEquals("f20f1004c7f20f5904c64883c001f20f58c84839c275e9", blocks.get(0).hex());
+        assertTrue(blocks.get(0).loop());
+        assertEquals("dot", blocks.get(0).function());
+        assertEquals(0x10, blocks.get(0).offset());
+        // a listing's bytes column is the instruction as it was, continuation line included
+        assertEquals("662e0f1f840000000000", blocks.get(1).hex());
+        // without bytes, the text is encoded: the cs prefix is a byte, written first as gas writes it; 0x0 needs
+        // no displacement byte (gas drops it too)
+        assertEquals("2e660f1f0400", one("cs nopw 0x0(%rax,%rax,1)", Assembly.Syntax.ATT));
     }
 
     @Test
@@ -168,10 +223,10 @@ class AssemblyTest {
     void gccsSymbolFormsAreRead() {
         // "8+sym(%rip)", gcc -masm=intel's "call [QWORD PTR 24[rax]]", TLS "fs:tls@tpoff"; a ';' or '#' inside a
         // string is not a separator or a comment. Lengths as gas's, each symbol as 0x10000000 (+ its offset).
-        String att = "movq 8+log(%rip), %rax\n.string \"x; y # z\"\ncall *24(%rax)\nmovl %fs:tls@tpoff, %eax\n";
-        String intel = "mov rax, QWORD PTR log[rip+8]\ncall [QWORD PTR 24[rax]]\nmov eax, DWORD PTR fs:tls@tpoff\n";
-        assertEquals("488b0508000010ff5018648b042500000010", one(att, Assembly.Syntax.ATT));
-        assertEquals("488b0508000010ff5018648b042500000010", one(intel, Assembly.Syntax.INTEL));
+        String att = "movq 8+log(%rip), %rax\n.string \"x; y # z\"\nmovl %fs:tls@tpoff, %eax\ncall *24(%rax)\n";
+        String intel = "mov rax, QWORD PTR log[rip+8]\nmov eax, DWORD PTR fs:tls@tpoff\ncall [QWORD PTR 24[rax]]\n";
+        assertEquals("488b0508000010648b042500000010ff5018", one(att, Assembly.Syntax.ATT));
+        assertEquals("488b0508000010648b042500000010ff5018", one(intel, Assembly.Syntax.INTEL));
         // gcc -fPIC's TLS call: "data16" and "rex64" are bytes of the instructions, as gas writes them
         assertEquals("66488d3d00000010" + "48e800000000",
                 one("data16 leaq tls@tlsgd(%rip), %rdi\nrex64\ncall __tls_get_addr@PLT\n", Assembly.Syntax.ATT));
@@ -190,7 +245,7 @@ class AssemblyTest {
                   jmp 1b
                 """;
         List<Assembly.Block> blocks = Assembly.parse(text, Assembly.Syntax.ATT);
-        assertEquals(List.of("48ffc975fbeb0190", "ebfe"), blocks.stream().map(Assembly.Block::hex).toList());
+        assertEquals(List.of("48ffc975fb", "eb01", "90", "ebfe"), blocks.stream().map(Assembly.Block::hex).toList());
         AssemblyException missing = assertThrows(AssemblyException.class,
                 () -> Assembly.parse("1:\n  jmp 1f\n", Assembly.Syntax.ATT));
         assertEquals("line 2, column 3: no label '1:' after this line for '1f'", missing.getMessage());

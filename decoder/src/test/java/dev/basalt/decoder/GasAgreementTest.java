@@ -10,27 +10,22 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A compiler's assembly comes out as its assembler writes it: gcc -S of a C file (loops, a jump table, TLS, string
- * and AVX code, cold paths in another section), assembled by gas ({@code as -al} lists each line's bytes) and by
- * {@link Assembly}, gives the same bytes for every instruction — branch widths and displacements included, since
- * sections and alignment directives place the code as gas does — except the 32 bits left to a relocation, where
- * gas writes zeros and we a stand-in of the same length.
+ * and AVX code, cold paths in another section), assembled by gas and by {@link Assembly}, gives every function
+ * the same instructions at the same places — branch widths and displacements included, since sections and
+ * alignment directives place the code as gas does, and the padding is gas' NOPs — except the 32 bits left to a
+ * relocation, where gas writes zeros and we a stand-in of the same length.
  */
 class GasAgreementTest {
-
-    private static final Pattern LISTED = Pattern.compile("^\\s*(\\d+)\\s+[0-9a-f]{4}\\s+([0-9A-F]+)\\s*(?:\\t(.*))?$");
-    private static final Pattern CONTINUED = Pattern.compile("^\\s*(\\d+)\\s+([0-9A-F]+)\\s*$");
-    private static final Set<String> PREFIX_LINES = Set.of("rex64", "data16", "lock", "rep", "notrack", "cs", "ds");
 
     @ParameterizedTest(name = "gcc {0}, {1}")
     @CsvSource({"-O2, att", "-O2, intel", "-O3 -march=haswell, att", "-O3 -march=haswell, intel",
@@ -49,55 +44,42 @@ class GasAgreementTest {
         }
         gcc.add(source.toString());
         run(gcc);
-        Path listing = dir.resolve("t.lst");
-        run(List.of("as", "-al=" + listing, "-o", dir.resolve("t.o").toString(), asm.toString()));
+        Path object = dir.resolve("t.o");
+        run(List.of("as", "-o", object.toString(), asm.toString()));
 
-        List<String> gas = gasInstructions(listing);
-        List<String> ours = new ArrayList<>();
-        for (Assembly.Block b : Assembly.parse(Files.readString(asm), Assembly.Syntax.detect(Files.readString(asm)))) {
-            for (Instruction i : BasicBlock.fromBytes(b.bytes()).instructions()) {
-                ours.add(i.hex());
-            }
+        // each function as gas put it in the object file, alignment padding included, against ours
+        Map<String, ElfCode.Function> gasFunctions = new HashMap<>();
+        for (ElfCode.Function f : ElfCode.functions(object).functions()) {
+            gasFunctions.put(f.name(), f);
         }
-        assertEquals(gas.size(), ours.size(), "instructions");
+        String text = Files.readString(asm);
+        List<Assembly.Function> ours = Assembly.assemble(text, Assembly.Syntax.detect(text)).functions();
+        assertEquals(gasFunctions.keySet(), ours.stream().map(Assembly.Function::name)
+                .collect(java.util.stream.Collectors.toSet()), "functions");
+        int instructions = 0;
         List<String> differ = new ArrayList<>();
-        for (int k = 0; k < gas.size(); k++) {
-            if (!sameButRelocation(gas.get(k), ours.get(k))) {
-                differ.add("gas " + gas.get(k) + ", we " + ours.get(k));
+        for (Assembly.Function f : ours) {
+            ElfCode.Function g = gasFunctions.get(f.name());
+            assertEquals(g.address(), f.address(), f.name() + "'s address in its section");
+            List<String> gas = hexes(g.bytes());
+            List<String> we = hexes(f.bytes());
+            assertEquals(gas.size(), we.size(), f.name() + ": instructions");
+            for (int k = 0; k < gas.size(); k++) {
+                instructions++;
+                if (!sameButRelocation(gas.get(k), we.get(k))) {
+                    differ.add(f.name() + ": gas " + gas.get(k) + ", we " + we.get(k));
+                }
             }
         }
         System.err.printf("gas agreement (gcc %s, %s): %d of %d instructions as gas writes them%n", options, syntax,
-                gas.size() - differ.size(), gas.size());
+                instructions - differ.size(), instructions);
         assertTrue(differ.isEmpty(), differ.toString());
-        assertTrue(gas.size() > 150, "a few hundred instructions: " + gas.size());
+        assertTrue(instructions > 150, "a few hundred instructions: " + instructions);
     }
 
-    /** The bytes gas listed for each instruction line, with a prefix on a line of its own joined to the next. */
-    private static List<String> gasInstructions(Path listing) throws IOException {
+    private static List<String> hexes(byte[] code) {
         List<String> out = new ArrayList<>();
-        List<String[]> lines = new ArrayList<>();  // {line number, hex, source}
-        for (String line : Files.readAllLines(listing)) {
-            Matcher m = LISTED.matcher(line);
-            Matcher c = CONTINUED.matcher(line);
-            if (m.matches()) {
-                lines.add(new String[] {m.group(1), m.group(2).toLowerCase(),
-                        m.group(3) == null ? "" : m.group(3).strip()});
-            } else if (c.matches() && !lines.isEmpty() && lines.get(lines.size() - 1)[0].equals(c.group(1))) {
-                lines.get(lines.size() - 1)[1] += c.group(2).toLowerCase();
-            }
-        }
-        String prefix = "";
-        for (String[] l : lines) {
-            if (l[2].startsWith(".")) {
-                continue;  // alignment padding and data
-            }
-            if (PREFIX_LINES.contains(l[2])) {
-                prefix += l[1];
-                continue;
-            }
-            out.add(prefix + l[1]);
-            prefix = "";
-        }
+        CodeScan.linear(code, 0, code.length, i -> out.add(i.hex()));
         return out;
     }
 
