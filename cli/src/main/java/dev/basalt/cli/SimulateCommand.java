@@ -72,6 +72,12 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
     String format;
 
+    @Option(names = "--view", defaultValue = "summary", paramLabel = "VIEW", description = "summary (cycles, ports, "
+            + "bottleneck, bounds), instructions (per instruction: micro-ops, latency, ports with cycles on each, what "
+            + "it reads) or timeline (per instance and stage, llvm-mca's -timeline); default ${DEFAULT-VALUE}. "
+            + "Columns: docs/views.md.")
+    String view;
+
     @Option(names = "--llvm-mca-compatible", description = "Run the first-generation machine as llvm-mca 14 does: "
             + "dispatch width, unfused micro-ops, no front end, no stack engine, loads never wait for stores.")
     boolean llvmMcaCompatible;
@@ -90,8 +96,18 @@ final class SimulateCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BadInputException.format(format, "text", "json", "csv");
+        if (!List.of("summary", "instructions", "timeline").contains(view)) {
+            throw new BadInputException("unknown --view '" + view + "': use summary, instructions or timeline");
+        }
+        if (!view.equals("summary") && llvmMcaCompatible) {
+            throw new BadInputException("--view " + view + " shows the second machine: drop --llvm-mca-compatible");
+        }
         if (format.equals("csv")) {
-            out.println(CSV_HEADER);
+            out.println(switch (view) {
+                case "instructions" -> SimulateViews.INSTRUCTIONS_CSV;
+                case "timeline" -> SimulateViews.TIMELINE_CSV;
+                default -> CSV_HEADER;
+            });
         }
         if (llvmMcaCompatible && switches.any()) {
             throw new BadInputException("--llvm-mca-compatible turns every mechanism off; drop " + switches.describe());
@@ -153,7 +169,9 @@ final class SimulateCommand implements Callable<Integer> {
                     continue;
                 }
                 String source = sourced.get(k).source();
-                if (format.equals("json")) {
+                if (!view.equals("summary")) {
+                    view(out, json, mapper, block, cpus.get(c), sims.get(c), options, source);
+                } else if (format.equals("json")) {
                     json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options).put("source", source));
                 } else if (format.equals("csv")) {
                     out.println(toCsv(block, cpus.get(c), sims.get(c), options) + "," + PredictCommand.csvCell(source));
@@ -170,6 +188,45 @@ final class SimulateCommand implements Callable<Integer> {
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
+    }
+
+    /** The instructions or timeline view of one block on one CPU, in the chosen format. */
+    private void view(PrintWriter out, com.fasterxml.jackson.databind.node.ArrayNode json,
+                      com.fasterxml.jackson.databind.ObjectMapper mapper, BasicBlock block, Microarchitecture uarch,
+                      Simulator sim, Simulator.Options options, String source) {
+        Simulator.Result r = sim.run(block, options);
+        Simulator.FrontEnd fe = sim.frontEnd(block, options);
+        Bounds bounds = sim.bounds(block, options);
+        boolean instructions = view.equals("instructions");
+        switch (format) {
+            case "json" -> {
+                com.fasterxml.jackson.databind.node.ObjectNode n = json.addObject();
+                n.put("hex", block.hex()).put("mcpu", uarch.llvmName()).put("source", source)
+                        .put("cycles_per_iteration", r.cyclesPerIteration());
+                if (instructions) {
+                    SimulateViews.instructionsJson(n, block, sim, r, bounds);
+                } else {
+                    SimulateViews.timelineJson(n, block, r, fe);
+                }
+            }
+            case "csv" -> {
+                if (instructions) {
+                    SimulateViews.instructionsCsv(out, block, uarch, sim, r, bounds, source);
+                } else {
+                    SimulateViews.timelineCsv(out, block, uarch, r, fe, source);
+                }
+            }
+            default -> {
+                if (instructions) {
+                    SimulateViews.instructionsText(out, block, uarch, sim, options, r, bounds);
+                } else {
+                    SimulateViews.timelineText(out, block, uarch, r, fe);
+                }
+                if (!source.startsWith("block argument") || source.contains(":")) {
+                    out.println("  from " + source);
+                }
+            }
+        }
     }
 
     /** The table to simulate {@code uarch} with (--params, --untuned or the standard one), with notes on stderr. */
@@ -240,11 +297,23 @@ final class SimulateCommand implements Callable<Integer> {
             insns.addObject().put("index", i).put("instruction", block.instruction(i).intelSyntax())
                     .put("form", block.instruction(i).form()).put("wait_cycles", r.waitCycles()[i]);
         }
+        // the port table: the bounds' balanced spread on the second machine (its busiest is the port bound), the
+        // run's own use beside it; the first machine has only its run
+        double[] table = options.secondGeneration() ? sim.bounds(block, options).portLoads() : r.portCycles();
         com.fasterxml.jackson.databind.node.ObjectNode ports = n.putObject("port_cycles");
+        com.fasterxml.jackson.databind.node.ObjectNode run = n.putObject("port_cycles_run");
         for (int p = 0; p < params.ports().size(); p++) {
-            ports.put(params.ports().get(p), r.portCycles()[p]);
+            ports.put(params.ports().get(p), table[p]);
+            run.put(params.ports().get(p), r.portCycles()[p]);
         }
-        n.put("bottleneck", sim.bottleneck(block, options).describe());
+        Bottleneck bottleneck = sim.bottleneck(block, options);
+        com.fasterxml.jackson.databind.node.ObjectNode bn = n.putObject("bottleneck");
+        bn.put("kind", bottleneck.kind().name().toLowerCase(Locale.ROOT));
+        bn.put("resource", bottleneck.resource());
+        com.fasterxml.jackson.databind.node.ArrayNode on = bn.putArray("instructions");
+        bottleneck.instructions().forEach(on::add);
+        bn.put("cycles", bottleneck.cycles());
+        bn.put("description", bottleneck.describe());
         if (options.secondGeneration()) {
             Bounds b = sim.bounds(block, options);
             com.fasterxml.jackson.databind.node.ObjectNode bounds = n.putObject("bounds");
@@ -269,6 +338,18 @@ final class SimulateCommand implements Callable<Integer> {
         return n;
     }
 
+    /** {@code label 0=1.00 1=0.50 …}: the ports with cycles on them, every port when none has any. */
+    private static String portLine(String label, List<String> names, double[] cycles) {
+        StringBuilder line = new StringBuilder(label);
+        boolean any = java.util.Arrays.stream(cycles).anyMatch(c -> c > 0.005);
+        for (int p = 0; p < names.size(); p++) {
+            if (!any || cycles[p] > 0.005) {
+                line.append(String.format(Locale.ROOT, " %s=%.2f", names.get(p), cycles[p]));
+            }
+        }
+        return line.toString();
+    }
+
     /** One block's run on one CPU: cycles, waits, ports, bottleneck, bounds, fallbacks, notes, timeline. */
     private void print(PrintWriter out, BasicBlock block, Microarchitecture uarch, Simulator sim,
                        Simulator.Options options) {
@@ -285,16 +366,22 @@ final class SimulateCommand implements Callable<Integer> {
                 out.printf(Locale.ROOT, "  %2d  %-40s  %-28s waits %.1f%n", i, block.instruction(i).intelSyntax(),
                         block.instruction(i).form(), r.waitCycles()[i]);
             }
-            StringBuilder ports = new StringBuilder("  port cycles/iteration:");
-            for (int p = 0; p < params.ports().size(); p++) {
-                ports.append(String.format(Locale.ROOT, " %s=%.2f", params.ports().get(p), r.portCycles()[p]));
-            }
-            out.println(ports);
             Bottleneck b = sim.bottleneck(block, options);
-            out.println("  bottleneck: " + b.describe());
-            out.println("  bounds (cycles/iteration): " + b.bounds());
-            if (options.secondGeneration()) { // the closed-form bounds of DESIGN.md §13, no cycle loop
-                out.println("  analytical bounds: " + sim.bounds(block, options).describe());
+            if (options.secondGeneration()) {
+                // one story: the port table, the bottleneck and the bounds all come from the analytical bounds
+                // (DESIGN.md §13); the run's own port use, counted over its iterations warm-up included, is in json
+                // (port_cycles_run) and not set beside them
+                Bounds bounds = sim.bounds(block, options);
+                out.println(portLine("  port pressure (cycles/iteration, micro-ops spread as the port bound spreads "
+                        + "them):", params.ports(), bounds.portLoads()));
+                out.println("  bottleneck: " + b.describe());
+                out.println("  bounds (cycles/iteration): " + bounds.describe());
+                out.println("  waits: mean cycles an instruction spent from issue (rename) to dispatch to a port, "
+                        + "waiting for its operands or a port");
+            } else {
+                out.println(portLine("  port cycles/iteration:", params.ports(), r.portCycles()));
+                out.println("  bottleneck: " + b.describe());
+                out.println("  bounds (cycles/iteration): " + b.bounds());
             }
             if (!r.fallbacks().isEmpty()) {
                 out.println("  fallbacks: " + r.fallbacks());

@@ -173,7 +173,7 @@ class PredictCommandTest {
         CliRun with = CliRun.of("simulate", "--timeline", "535b");
         CliRun without = CliRun.of("simulate", "--no-stack-engine", "535b");
         assertEquals(0, with.exit(), with.err());
-        assertTrue(with.out().contains("port cycles/iteration:") && with.out().contains("dispatch"), with.out());
+        assertTrue(with.out().contains("port pressure (cycles/iteration") && with.out().contains("dispatch"), with.out());
         double a = Double.parseDouble(with.out().replaceAll("(?s).*?: ([0-9.]+) cycles/iteration.*", "$1"));
         double b = Double.parseDouble(without.out().replaceAll("(?s).*?: ([0-9.]+) cycles/iteration.*", "$1"));
         assertTrue(a < b, "stack engine " + a + " vs llvm-mca-like " + b);

@@ -23,7 +23,8 @@ class SimulateCommandTest {
         assertTrue(m.find(), r.out());
         double cycles = Double.parseDouble(m.group(1));
         assertTrue(cycles >= 9.0 && cycles <= 9.1, r.out());
-        assertTrue(r.out().contains(" 1=3.00 "), "the three imuls use port 1: " + r.out());
+        assertTrue(r.out().contains("them): 1=3.00\n"), "the three imuls use port 1, and only it: " + r.out());
+        assertTrue(r.out().contains("bottleneck: dependency chain: 9.00 of 9.0"), r.out());
     }
 
     @Test
@@ -32,8 +33,9 @@ class SimulateCommandTest {
         CliRun full = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--timeline", "6605341249ffcf");
         assertEquals(0, full.exit(), full.err());
         assertTrue(full.out().contains("3.44 cycles/iteration"), full.out());
-        assertTrue(full.out().contains("bottleneck: front end"), full.out());
-        assertTrue(full.out().contains("bounds (cycles/iteration): front end 3.44 · issue 0.50"), full.out());
+        assertTrue(full.out().contains("bottleneck: front end (predecoder): 3.44 of 3.44"), full.out());
+        assertTrue(full.out().contains("bounds (cycles/iteration): predecoder 3.44 · decoders 0.50 · issue 0.50"),
+                full.out());
         assertTrue(full.out().contains("predecode  decode  dispatch  issue  done  retire"), full.out());
         CliRun simple = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--simple-front-end", "6605341249ffcf");
         assertTrue(simple.out().contains("1.00 cycles/iteration"), simple.out());

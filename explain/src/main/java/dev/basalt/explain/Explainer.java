@@ -8,6 +8,7 @@ import dev.basalt.simulator.Bottleneck;
 import dev.basalt.simulator.SimulatorEstimator;
 import dev.basalt.simulator.SimulatorParams;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -119,7 +120,10 @@ public final class Explainer {
                 ? Optional.of(sim.bottleneck(block, uarch)) : Optional.empty();
         Optional<dev.basalt.simulator.Bounds> bounds = model instanceof dev.basalt.simulator.BoundsEstimator be
                 ? Optional.of(be.bounds(block, uarch)) : Optional.empty();
-        return new Explanation(block, model.name(), uarch, p.cyclesPerIteration(), p.contributions(), p.baseline(),
+        // the simulator's own attribution is its bottleneck's: the same story as the bottleneck line
+        List<Double> own = model instanceof SimulatorEstimator sim ? sim.bottleneckShares(block, uarch)
+                : p.contributions();
+        return new Explanation(block, model.name(), uarch, p.cyclesPerIteration(), own, p.baseline(),
                 anchor, shapley, bottleneck, bounds, anchorSeconds, shapleySeconds);
     }
 }

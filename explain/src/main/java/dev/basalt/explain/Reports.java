@@ -150,6 +150,10 @@ public final class Reports {
     private static ObjectNode bottleneck(Bottleneck b) {
         ObjectNode n = JSON.createObjectNode();
         n.put("kind", b.kind().name().toLowerCase(Locale.ROOT));
+        n.put("resource", b.resource());
+        ArrayNode on = n.putArray("instructions");
+        b.instructions().forEach(on::add);
+        n.put("cycles", b.cycles());
         n.put("description", b.describe());
         n.put("front_end_bound", b.frontEndBound());
         n.put("dispatch_bound", b.dispatchBound());

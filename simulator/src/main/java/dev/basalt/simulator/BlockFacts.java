@@ -355,11 +355,23 @@ class BlockFacts {
     /**
      * Whether load {@code i} gets the data of store {@code store} along source {@code k} by memory renaming
      * ({@link CoreParams#memoryRenaming}): both addresses name registers the block never writes, and the store
-     * holds all the load reads; a locked instruction (a fence) is never renamed.
+     * holds all the load reads — for every store the load may read; a locked instruction (a fence) is never
+     * renamed.
      */
     boolean renamed(int i, int store, int k) {
-        return simulator.params().core().memoryRenaming() && options.storeForwarding() && !partialSource[k]
-                && stableAddress[i] && stableAddress[store] && !locked[i] && !locked[store];
+        if (!simulator.params().core().memoryRenaming() || !options.storeForwarding() || !stableAddress[i]
+                || locked[i]) {
+            return false;
+        }
+        // All the stores the load may read are paired with it, or none is: its data is the youngest one's, and a
+        // pairing with another (an older store to the same harness address) would give the wrong value.
+        for (int s = start[i]; s < start[i + 1]; s++) {
+            if (memorySource[s] && (partialSource[s] || !stableAddress[producers[2 * s]]
+                    || locked[producers[2 * s]])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

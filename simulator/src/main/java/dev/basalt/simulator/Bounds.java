@@ -55,6 +55,7 @@ public final class Bounds {
     private final BlockFacts facts; // what the shares are computed from
     private final int portMask; // the ports of portSet
     private volatile double[][] shares; // on first use (a fully built array, so publishing it is safe)
+    private volatile double[] portLoads; // on first use, likewise
 
     private Bounds(double predecoder, double decoders, double delivery, Simulator.UopSource source, double issue,
                    double ports, String portSet, double latency, List<Integer> critical, Kind winner,
@@ -105,12 +106,105 @@ public final class Bounds {
         return latency;
     }
 
+    /** The facts the bounds were computed from (for the views built on them). */
+    BlockFacts facts() {
+        return facts;
+    }
+
     public List<Integer> critical() {
         return critical;
     }
 
     public Kind winner() {
         return winner;
+    }
+
+    /**
+     * Each port's busy cycles per iteration (dividers included, in the table's port order) with the micro-ops
+     * spread over their ports as evenly as they can be: the densest set of ports takes its own micro-ops evenly, the
+     * rest of the micro-ops are spread over the other ports the same way, and so on. So the busiest row is the
+     * {@link #ports()} bound itself, and a port table and the bound never disagree (llvm-mca's resource-pressure view
+     * shows its own scheduler's spread instead).
+     */
+    public double[] portLoads() {
+        double[] loads = portLoads;
+        if (loads == null) {
+            loads = balancedLoads();
+            portLoads = loads;
+        }
+        return loads.clone();
+    }
+
+    private double[] balancedLoads() {
+        BlockFacts p = facts;
+        int portCount = p.simulator.params().ports().size();
+        double[] load = new double[portCount];
+        List<int[]> masks = new ArrayList<>();  // {mask} per entry, with its amount beside
+        List<Double> amounts = new ArrayList<>();
+        forEachDemand(p, (i, mask, amount) -> {
+            masks.add(new int[] {mask});
+            amounts.add(amount);
+        });
+        int union = 0;
+        for (int[] m : masks) {
+            union |= m[0];
+        }
+        int remaining = union;
+        while (remaining != 0) {
+            double best = -1;
+            int bestSet = 0;
+            // the densest set is a union of the entries' own (remaining) port sets, as in ports(): enumerate those
+            // unions when the distinct sets are few, else every subset of the remaining ports
+            List<Integer> distinct = new ArrayList<>();
+            for (int[] mask : masks) {
+                int m = mask[0] & remaining;
+                if (m != 0 && !distinct.contains(m)) {
+                    distinct.add(m);
+                }
+            }
+            List<Integer> candidates = new ArrayList<>();
+            if (distinct.size() <= Math.min(12, Integer.bitCount(remaining))) {
+                java.util.Set<Integer> seen = new java.util.HashSet<>();
+                for (int choice = 1; choice < 1 << distinct.size(); choice++) {
+                    int set = 0;
+                    for (int q = 0; q < distinct.size(); q++) {
+                        if ((choice & (1 << q)) != 0) {
+                            set |= distinct.get(q);
+                        }
+                    }
+                    if (seen.add(set)) {
+                        candidates.add(set);
+                    }
+                }
+            } else {
+                for (int set = remaining; set != 0; set = (set - 1) & remaining) {
+                    candidates.add(set);
+                }
+            }
+            for (int set : candidates) {
+                double sum = 0;
+                for (int q = 0; q < masks.size(); q++) {
+                    int m = masks.get(q)[0] & remaining;
+                    if (m != 0 && (m & ~set) == 0) {
+                        sum += amounts.get(q);
+                    }
+                }
+                double density = sum / Integer.bitCount(set);
+                // the densest; among equals the largest set, so equal ports share a level
+                if (density > best + 1e-12 || Math.abs(density - best) <= 1e-12
+                        && Integer.bitCount(set) > Integer.bitCount(bestSet)) {
+                    best = density;
+                    bestSet = set;
+                }
+            }
+            for (int port = 0; port < portCount; port++) {
+                if ((bestSet & (1 << port)) != 0) {
+                    load[port] = best;
+                }
+            }
+            remaining &= ~bestSet;
+        }
+        return load;
     }
 
     /** Per bound ({@link Kind#ordinal()}) and instruction, its part of the bound (a copy). */
@@ -169,7 +263,7 @@ public final class Bounds {
             case PORTS -> portShares(p, portMask, row);
             case LATENCY -> {
                 for (int i : critical) {
-                    row[i] = 1;
+                    row[i] = Math.max(1, p.latency[i]);  // a 32-cycle div carries its chain more than an add
                 }
             }
         }
@@ -379,25 +473,18 @@ public final class Bounds {
         }
         int[] masks = new int[entries]; // the distinct port sets, in order of first use, and their micro-ops
         double[] amounts = new double[entries];
-        int k = 0;
-        for (int i = 0; i < p.n; i++) {
-            if (eliminated(p, i)) {
-                continue;
+        int[] distinct = new int[1];
+        forEachDemand(p, (i, mask, amount) -> {
+            int q = 0;
+            while (q < distinct[0] && masks[q] != mask) {
+                q++;
             }
-            int[] d = p.demand[i];
-            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
-                int mask = demandMask(p, d, e);
-                double amount = demandAmount(d, e);
-                int q = 0;
-                while (q < k && masks[q] != mask) {
-                    q++;
-                }
-                if (q == k) {
-                    masks[k++] = mask;
-                }
-                amounts[q] += amount;
+            if (q == distinct[0]) {
+                masks[distinct[0]++] = mask;
             }
-        }
+            amounts[q] += amount;
+        });
+        int k = distinct[0];
         // The best P is a union of the micro-ops' own port sets (any other P holds no more micro-ops than the
         // union of the sets inside it, on no fewer ports), and a block has few distinct sets. Candidates: the
         // unions of the distinct sets when they are few, else every subset of the ports used.
@@ -456,6 +543,24 @@ public final class Bounds {
                 if ((demandMask(p, d, e) & ~bestSet) == 0) {
                     share[i] += demandAmount(d, e);
                 }
+            }
+        }
+    }
+
+    /** What one demand entry puts where: instruction {@code i}'s micro-op (or divider cycles) on the ports of mask. */
+    interface DemandSink {
+        void accept(int i, int mask, double amount);
+    }
+
+    /** Every port demand of the block's instructions that are not eliminated at rename, in block order. */
+    static void forEachDemand(BlockFacts p, DemandSink sink) {
+        for (int i = 0; i < p.n; i++) {
+            if (eliminated(p, i)) {
+                continue;
+            }
+            int[] d = p.demand[i];
+            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
+                sink.accept(i, demandMask(p, d, e), demandAmount(d, e));
             }
         }
     }

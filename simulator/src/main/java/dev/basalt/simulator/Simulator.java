@@ -371,36 +371,26 @@ public final class Simulator {
      */
     public Bottleneck bottleneck(BasicBlock block, Options options) {
         Result r = run(block, options);
+        if (options.secondGeneration()) {
+            return bottleneck(r.cyclesPerIteration(), bounds(block, options));
+        }
+        // the first machine (llvm-mca's): its own chain, dispatch width and the ports its run used
         int n = block.size();
         double uops = 0;
         float[] latency = new float[n];
         float[] readAdvance = new float[n];
         boolean[] stackOp = Sources.stackOps(block);
-        boolean second = options.secondGeneration();
-        List<int[]> portDemands = new ArrayList<>();
-        BlockFacts facts = second ? new BlockFacts(this, block, options) : null; // its chain is the bounds'
         for (int i = 0; i < n; i++) {
-            Instruction insn = block.instruction(i);
-            InstructionParams row = resolve(insn.form()).row();
-            boolean zero = insn.idiom() == Idiom.ZERO;
-            if (second) {
-                int[] ops = microOps(insn, row, stackOp[i], options);
-                InstructionShape shape = shapeOf(insn, row, ops, options);
-                uops += shape.issueUops();
-                if (!shape.noPort() && shape.moveRegisterFile() == 0) {
-                    portDemands.add(ops);
-                }
-            } else {
-                uops += Math.max(1, row.uops());
-            }
-            latency[i] = zero ? 0f : Math.max(0, row.latency()); // the first machine's chain
+            InstructionParams row = resolve(block.instruction(i).form()).row();
+            uops += Math.max(1, row.uops());
+            latency[i] = block.instruction(i).idiom() == Idiom.ZERO ? 0f : Math.max(0, row.latency());
             readAdvance[i] = Math.max(0, row.readAdvance());
         }
-        double dispatch = uops / (second ? params.core().issueWidth() : params.dispatchWidth());
+        double dispatch = uops / params.dispatchWidth();
         double frontEnd = frontEndBound(block, options);
         double port = 0;
         String busiest = "";
-        double[] pc = second ? balancedPortLoad(portDemands) : r.portCycles();
+        double[] pc = r.portCycles();
         for (int p = 0; p < pc.length; p++) {
             if (pc[p] > port) {
                 port = pc[p];
@@ -409,20 +399,12 @@ public final class Simulator {
         }
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
-        if (facts != null) {
-            // The second machine's chain as the bounds weigh it (a load+operation's register operands wait for the
-            // operation alone, its address for the load too): the number the analytical bounds print.
-            Bounds b = Bounds.of(facts);
-            chain = b.latency();
-            onChain.addAll(b.critical());
-        } else {
-            float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput),
-                    latency, readAdvance);
-            for (int i = 0; i < n; i++) {
-                chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
-                if (c[0][i] > 0) {
-                    onChain.add(i);
-                }
+        float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput),
+                latency, readAdvance);
+        for (int i = 0; i < n; i++) {
+            chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
+            if (c[0][i] > 0) {
+                onChain.add(i);
             }
         }
         double top = Math.max(Math.max(chain, port), Math.max(dispatch, frontEnd));
@@ -431,6 +413,42 @@ public final class Simulator {
                 : dispatch >= top ? Bottleneck.Kind.DISPATCH_WIDTH : Bottleneck.Kind.FRONT_END;
         return new Bottleneck(kind, r.cyclesPerIteration(), frontEnd, dispatch, port, busiest, Math.max(0, chain),
                 onChain);
+    }
+
+    /**
+     * The second machine's bottleneck: the winner of its analytical bounds, so what it names, the bounds printed
+     * beside it and the port table ({@link Bounds#portLoads()}) are the same numbers.
+     */
+    static Bottleneck bottleneck(double cyclesPerIteration, Bounds b) {
+        Bounds.Kind won = b.winner();
+        Bottleneck.Kind kind = switch (won) {
+            case LATENCY -> Bottleneck.Kind.DEPENDENCY_CHAIN;
+            case PORTS -> Bottleneck.Kind.PORT_PRESSURE;
+            case ISSUE -> Bottleneck.Kind.DISPATCH_WIDTH;
+            default -> Bottleneck.Kind.FRONT_END;
+        };
+        String resource = switch (won) {
+            case PREDECODER -> "predecoder";
+            case DECODERS -> "decoders";
+            case DELIVERY -> b.source() == UopSource.LSD ? "loop stream detector" : "micro-op cache";
+            case ISSUE -> "issue width";
+            case PORTS -> (b.portSet().length() > 1 && !b.portSet().contains(",") ? "ports " : "port ") + b.portSet();
+            case LATENCY -> "dependency chain";
+        };
+        List<Integer> instructions = new ArrayList<>();
+        if (won == Bounds.Kind.LATENCY) {
+            instructions.addAll(b.critical());
+        } else {
+            double[] share = b.shares()[won.ordinal()];
+            for (int i = 0; i < share.length; i++) {
+                if (share[i] > 0) {
+                    instructions.add(i);
+                }
+            }
+        }
+        double frontEnd = Math.max(Math.max(b.predecoder(), b.decoders()), b.delivery());
+        return new Bottleneck(kind, cyclesPerIteration, frontEnd, b.issue(), b.ports(), b.portSet(), b.latency(),
+                b.critical(), resource, instructions);
     }
 
     /**
@@ -475,49 +493,6 @@ public final class Simulator {
         }
         BlockFacts f = new BlockFacts(this, block, options);
         return new FrontEnd(f.loop, f.source, f.fusedPairs());
-    }
-
-    /**
-     * Each port's cycles per iteration when the micro-ops are spread as evenly as their port sets allow (those
-     * with the fewest choices first, each raising its least loaded ports to a common level; micro-ops split
-     * across iterations, so six on four ports are 1.5 each): the port bound of the second machine,
-     * whose own binding at issue is not always balanced.
-     */
-    private double[] balancedPortLoad(List<int[]> demandLists) {
-        double[] load = new double[ports.portCount()];
-        List<int[]> groups = new ArrayList<>();
-        for (int[] d : demandLists) {
-            for (int k = 0; k < d.length; k++) {
-                if (d[k] < 0) {
-                    load[-d[k] - 1] += d[++k];
-                } else {
-                    groups.add(ports.members(d[k]));
-                }
-            }
-        }
-        groups.sort(java.util.Comparator.comparingInt(g -> g.length));
-        for (int[] members : groups) { // water-filling: raise the least loaded members to a common level
-            double[] levels = new double[members.length];
-            for (int k = 0; k < members.length; k++) {
-                levels[k] = load[members[k]];
-            }
-            Arrays.sort(levels);
-            double level = levels[0] + 1;
-            for (int k = 1; k <= members.length; k++) {
-                double sum = 0;
-                for (int m = 0; m < k; m++) {
-                    sum += levels[m];
-                }
-                level = (sum + 1) / k;
-                if (k == members.length || level <= levels[k]) {
-                    break;
-                }
-            }
-            for (int p : members) {
-                load[p] = Math.max(load[p], level);
-            }
-        }
-        return load;
     }
 
     /**
@@ -595,7 +570,18 @@ public final class Simulator {
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         if (options.secondGeneration()) {
-            return new Pipeline(this, block, options, false, scratch.get()).run();
+            Pipeline pipeline = new Pipeline(this, block, options, false, scratch.get());
+            Result r = pipeline.run();
+            if (!pipeline.periodic()) {
+                // No steady state in the run: it measured its last iterations, a transient that can come out a
+                // fraction of a cycle under a bound no steady state goes below; the bound is the better estimate.
+                double floor = bounds(block, options).cyclesPerIteration();
+                if (r.cyclesPerIteration() < floor) {
+                    r = new Result(floor, r.totalCycles(), r.portCycles(), r.waitCycles(), r.fallbacks(),
+                            r.timeline());
+                }
+            }
+            return r;
         }
         return new dev.basalt.simulator.firstgen.FirstGeneration(this, block, options).run();
     }

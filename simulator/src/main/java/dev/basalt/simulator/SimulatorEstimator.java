@@ -171,6 +171,29 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
                 .withNotes(notes(block, r.fallbacks()));
     }
 
+    /**
+     * Each instruction's part of the bottleneck: the winning analytical bound's shares, scaled to the prediction —
+     * the attribution that tells the same story as {@link #bottleneck} (the run's waits, which {@link #predict}'s
+     * contributions are, credit an instruction for waiting on a slow one: an add after a div).
+     */
+    public java.util.List<Double> bottleneckShares(BasicBlock block, Microarchitecture uarch) {
+        Simulator sim = simulators.get(uarch);
+        if (!options.secondGeneration()) {
+            return run(block, uarch).contributions();
+        }
+        double result = sim.run(block, options).cyclesPerIteration();
+        double[] shares = sim.bounds(block, options).contributions();
+        double sum = 0;
+        for (double v : shares) {
+            sum += v;
+        }
+        java.util.List<Double> out = new java.util.ArrayList<>();
+        for (double v : shares) {
+            out.add(sum > 0 ? v * result / sum : result / shares.length);
+        }
+        return out;
+    }
+
     /** The statistics {@link #statistics} gives: each bound's share, the critical cycle, the limiting bound. */
     static final java.util.List<String> STATISTICS = statisticNames(Bounds.Kind.values());
 
