@@ -159,8 +159,11 @@ final class AnalyzeCommand implements Callable<Integer> {
             skipped += flow.skippedBytes();
         }
         List<Result> results = new ArrayList<>();
+        // a stripped file's blocks are named by the exported function they lie in, when one does
+        java.util.function.BiFunction<ElfCode.Function, Long, String> naming = found.stripped()
+                ? (f, at) -> found.exportedName(at).orElse(f.name()) : (f, at) -> f.name();
         for (Microarchitecture cpu : cpus) {
-            results.add(analyze(functions, flows, estimator, bounds, cpu));
+            results.add(analyze(functions, flows, estimator, bounds, cpu, naming));
         }
         Result first = results.get(0);
         String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
@@ -191,7 +194,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     }
 
     private static Result analyze(List<ElfCode.Function> functions, List<ControlFlow> flows,
-                                  ThroughputEstimator estimator, ThroughputEstimator bounds, Microarchitecture mcpu) {
+                                  ThroughputEstimator estimator, ThroughputEstimator bounds, Microarchitecture mcpu,
+                                  java.util.function.BiFunction<ElfCode.Function, Long, String> naming) {
         List<Row> rows = new ArrayList<>();
         List<LoopRow> loops = new ArrayList<>();
         for (int fi = 0; fi < functions.size(); fi++) {
@@ -206,7 +210,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                 List<Optional<Prediction>> limits = bounds == estimator ? predictions
                         : bounds.predictEach(bbs, mcpu);
                 for (int k = 0; k < batch.size(); k++) {
-                    Row row = new Row(f.name(), batch.get(k), predictions.get(k),
+                    Row row = new Row(naming.apply(f, batch.get(k).address()), batch.get(k), predictions.get(k),
                             limits.get(k).map(AnalyzeCommand::winner)
                             .orElse(""));
                     rows.add(row);
@@ -214,7 +218,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 }
             }
             for (ControlFlow.Loop loop : flow.loops()) {
-                loops.add(new LoopRow(f.name(), loop, loop.blocks().stream().map(b -> byAddress.get(b.address()))
+                loops.add(new LoopRow(naming.apply(f, loop.header()), loop, loop.blocks().stream()
+                        .map(b -> byAddress.get(b.address()))
                         .toList()));
             }
         }
@@ -245,6 +250,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         out.println("model " + estimator.name() + " on " + result.cpu()
                 + "; cycles per iteration of each block as a loop body;"
                 + " of a loop of several blocks, the sum of its blocks (every path once: an upper estimate)");
+        out.println("a loop: a branch back to a block at or before its own (within one function), with the blocks "
+                + "between that the header reaches and that reach the branch; innermost: no loop inside it");
         out.println();
         List<LoopRow> inner = loops.stream().filter(l -> l.loop().innermost()).toList();
         out.println("innermost loops (" + inner.size() + " of " + loops.size() + "):");

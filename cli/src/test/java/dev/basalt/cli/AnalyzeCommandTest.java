@@ -121,6 +121,25 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void aStrippedLibrarysExportedFunctionsAreFoundByName() throws Exception {
+        Path libz = Path.of("/usr/lib/x86_64-linux-gnu/libz.so.1");
+        Assumptions.assumeTrue(Files.isRegularFile(libz), "zlib (libz.so.1) is not installed here");
+        // libz is stripped: no .symtab, but its dynamic symbol table names crc32_z, whose loops are found
+        CliRun r = CliRun.of("analyze", "--model", "bounds", "--function", "crc32_z", "--format", "json",
+                libz.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertTrue(root.get("stripped").asBoolean());
+        JsonNode cpu = root.get("results").get(0);
+        assertTrue(cpu.get("loop_list").size() >= 1, r.out());
+        for (JsonNode b : cpu.get("block_list")) {
+            assertTrue(b.get("function").asText().startsWith("crc32_z"), b.toString());
+        }
+        CliRun text = CliRun.of("analyze", "--model", "bounds", "--function", "crc32_z", libz.toString());
+        assertTrue(text.out().contains("a loop: a branch back to a block"), text.out());
+    }
+
+    @Test
     void anUnknownFunctionIsRefused(@TempDir Path dir) throws Exception {
         CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "nosuch");
         assertEquals(2, r.exit());

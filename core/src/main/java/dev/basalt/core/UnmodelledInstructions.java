@@ -57,7 +57,44 @@ public final class UnmodelledInstructions {
         return Optional.empty();
     }
 
-    /** One note per instruction of {@code block} whose cost is not modelled, in block order. */
+    /**
+     * What the cost of {@code insn} depends on that no block says, or empty: the number is one case of several.
+     * {@code pause} differs by generation (about 10 cycles before Skylake, about 140 from it on), a
+     * {@code rep}-prefixed string instruction runs {@code rcx} times over data of any length, a call's callee and a
+     * return's caller are not in the block, an indirect branch waits for its target's prediction.
+     */
+    public static Optional<String> dependence(Instruction insn) {
+        String mnemonic = insn.mnemonic();
+        String category = insn.category();
+        if (mnemonic.equals("pause")) {
+            return Optional.of("its latency differs by CPU generation (about 10 cycles before Skylake, about 140 from "
+                    + "Skylake on, measured); the table gives one figure");
+        }
+        if ((insn.has(dev.basalt.decoder.Prefix.REP) || insn.has(dev.basalt.decoder.Prefix.REPE)
+                || insn.has(dev.basalt.decoder.Prefix.REPNE)) && category.equals("STRINGOP")) {
+            return Optional.of("a repeated string instruction: it runs rcx times (the count, and the data's "
+                    + "alignment and length, are only known at run time); the number is for the table's fixed cost");
+        }
+        boolean indirect = insn.visibleOperands().stream().noneMatch(o -> o instanceof dev.basalt.decoder.Operand
+                .ImmediateOperand imm && imm.relative());
+        if (category.equals("CALL")) {
+            return Optional.of("a call: the callee is not in the block, so only the call's own cost (the return "
+                    + "address pushed, the jump" + (indirect ? " to a target read at run time" : "") + ") is counted");
+        }
+        if (category.equals("RET")) {
+            return Optional.of("a return: where it goes comes from the stack; only its own cost is counted (one "
+                    + "whose call is not in the block may be mispredicted)");
+        }
+        if (category.equals("UNCOND_BR") && indirect) {
+            return Optional.of("an indirect jump: its cost depends on how well its target is predicted");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * One note per instruction of {@code block} whose cost is not modelled, or depends on what the block does not
+     * say ({@link #dependence}), in block order.
+     */
     public static List<String> notes(BasicBlock block) {
         List<String> notes = new ArrayList<>();
         for (int i = 0; i < block.size(); i++) {
@@ -65,6 +102,10 @@ public final class UnmodelledInstructions {
             Optional<String> why = reason(insn);
             if (why.isPresent()) {
                 notes.add(note(i, insn, why.get()));
+            } else {
+                int at = i;
+                dependence(insn).ifPresent(d -> notes.add(String.format(Locale.ROOT, "instruction %d (%s) is %s",
+                        at, insn.intelSyntax(), d)));
             }
         }
         return notes;

@@ -46,4 +46,25 @@ class UnmodelledInstructionsTest {
         assertTrue(notes.get(1).startsWith("instruction 3 (cpuid)"), notes.get(1));
         assertEquals(List.of(), UnmodelledInstructions.notes(BasicBlock.fromHex("4801d8488b07")));
     }
+
+    @Test
+    void valueAndCalleeDependentFormsSayWhatTheNumberLeavesOut() {
+        // pause; rep movsb; call rel32; call rax; ret; jmp rax — and a direct jmp, which says nothing
+        List<String> notes = UnmodelledInstructions.notes(BasicBlock.fromHex("f390" + "f3a4" + "e800000000" + "ffd0"
+                + "c3"));
+        assertEquals(5, notes.size(), notes.toString());
+        assertTrue(notes.get(0).startsWith("instruction 0 (pause) is its latency differs by CPU generation")
+                && notes.get(0).contains("140"), notes.get(0));
+        assertTrue(notes.get(1).startsWith("instruction 1 (rep movsb") && notes.get(1).contains("rcx times"),
+                notes.get(1));
+        assertTrue(notes.get(2).contains("the callee is not in the block") && !notes.get(2).contains("run time"),
+                notes.get(2));
+        assertTrue(notes.get(3).contains("the callee is not in the block") && notes.get(3).contains("run time"),
+                notes.get(3));
+        assertTrue(notes.get(4).startsWith("instruction 4 (ret) is a return"), notes.get(4));
+        assertEquals(1, UnmodelledInstructions.notes(BasicBlock.fromHex("ffe0")).size(), "jmp rax");
+        assertEquals(List.of(), UnmodelledInstructions.notes(BasicBlock.fromHex("4801d8eb00")), "a direct jmp");
+        // movsb without rep is one pass: nothing to say
+        assertEquals(List.of(), UnmodelledInstructions.notes(BasicBlock.fromHex("a4")));
+    }
 }

@@ -12,9 +12,9 @@ import java.util.TreeSet;
  * a back edge, a branch to a block at or before its own that does not span the start of another function (the
  * target of a direct call).
  *
- * <p>A loop's blocks are those from its header to the block of its back edge, in address order: the natural
- * loop of structured code, without a dominator analysis (code that jumps into the middle of a loop from outside
- * is not told apart).
+ * <p>A loop's blocks are those between its header and the block of its back edge that the header reaches and that
+ * reach the back edge, in address order: the natural loop of structured code, without a dominator analysis (code
+ * that jumps into the middle of a loop from outside is not told apart).
  */
 public final class ControlFlow {
 
@@ -141,6 +141,18 @@ public final class ControlFlow {
         if (!current.isEmpty()) {
             blocks.add(block(code, address, current));
         }
+        // Whether each block runs on into the next (not after a jump or a return).
+        boolean[] fallsThrough = new boolean[blocks.size()];
+        {
+            int k = 0;
+            for (int b = 0; b < blocks.size(); b++) {
+                Block block = blocks.get(b);
+                Instruction last = insns.get(k + block.block().size() - 1);
+                k += block.block().size();
+                String c = last.category();
+                fallsThrough[b] = !c.equals("UNCOND_BR") && !c.equals("RET");
+            }
+        }
         List<Loop> loops = new ArrayList<>();
         for (int b = 0; b < blocks.size(); b++) {
             Block latch = blocks.get(b);
@@ -151,7 +163,11 @@ public final class ControlFlow {
                 }
                 Long entry = entries.higher(latch.target());
                 if (blocks.get(first).address() == latch.target() && (entry == null || entry > latch.address())) {
-                    loops.add(new Loop(latch.target(), latch.address(), blocks.subList(first, b + 1), true));
+                    List<Block> body = body(blocks, fallsThrough, first, b);
+                    // a back edge the header does not reach again (a jump into code before it) is no loop
+                    if (!body.isEmpty() && body.get(0) == blocks.get(first) && body.get(body.size() - 1) == latch) {
+                        loops.add(new Loop(latch.target(), latch.address(), body, true));
+                    }
                 }
             }
         }
@@ -167,6 +183,61 @@ public final class ControlFlow {
     /** Whether a block ends after {@code i}: a branch, call, return, system call or interrupt. */
     public static boolean endsBlock(Instruction i) {
         return ENDS_BLOCK.contains(i.category());
+    }
+
+    /**
+     * The loop's blocks between its header (block {@code first}) and latch (block {@code last}): those the header
+     * reaches and that reach the latch, along fall-throughs and branches inside that range — the natural loop of
+     * structured code. So alignment padding after a jump, another function's prologue and the exit code placed
+     * inside the range are not counted as the loop's.
+     */
+    private static List<Block> body(List<Block> blocks, boolean[] fallsThrough, int first, int last) {
+        int n = last - first + 1;
+        java.util.Map<Long, Integer> at = new java.util.HashMap<>();
+        for (int k = 0; k < n; k++) {
+            at.put(blocks.get(first + k).address(), k);
+        }
+        List<List<Integer>> next = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            List<Integer> succ = new ArrayList<>();
+            if (fallsThrough[first + k] && k + 1 < n) {
+                succ.add(k + 1);
+            }
+            Integer t = at.get(blocks.get(first + k).target());
+            if (t != null && k != n - 1) {
+                succ.add(t);
+            }
+            next.add(succ);
+        }
+        boolean[] reached = new boolean[n];
+        java.util.ArrayDeque<Integer> work = new java.util.ArrayDeque<>(List.of(0));
+        reached[0] = true;
+        while (!work.isEmpty()) {
+            for (int s : next.get(work.pop())) {
+                if (!reached[s]) {
+                    reached[s] = true;
+                    work.push(s);
+                }
+            }
+        }
+        boolean[] reaches = new boolean[n];
+        reaches[n - 1] = true;
+        for (boolean changed = true; changed; ) {
+            changed = false;
+            for (int k = n - 2; k >= 0; k--) {
+                if (!reaches[k] && next.get(k).stream().anyMatch(s -> reaches[s])) {
+                    reaches[k] = true;
+                    changed = true;
+                }
+            }
+        }
+        List<Block> body = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            if (reached[k] && reaches[k]) {
+                body.add(blocks.get(first + k));
+            }
+        }
+        return body;
     }
 
     private static Block block(byte[] code, long address, List<Instruction> insns) {

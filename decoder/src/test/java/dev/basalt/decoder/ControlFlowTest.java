@@ -1,0 +1,69 @@
+package dev.basalt.decoder;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Blocks and loops of hand-written code, laid out by {@link Assembly} and cut by {@link ControlFlow}. */
+class ControlFlowTest {
+
+    private static ControlFlow flow(String text) {
+        List<Assembly.Function> functions = Assembly.assemble(text, Assembly.Syntax.INTEL).functions();
+        assertEquals(1, functions.size());
+        return ControlFlow.of(functions.get(0).bytes(), 0);
+    }
+
+    @Test
+    void aLoopIsTheBlocksOnAPathFromItsHeaderBackToItsBranch() {
+        // the exit path inside the loop's range (mov; ret) does not come back to the back edge: not the loop's
+        ControlFlow f = flow("""
+                .Ltop:
+                  add rax, 1
+                  cmp rax, rdi
+                  jne .Lcont
+                  mov eax, 1
+                  ret
+                .Lcont:
+                  dec rcx
+                  jnz .Ltop
+                """);
+        assertEquals(3, f.blocks().size(), f.blocks().toString());
+        assertEquals(1, f.loops().size());
+        ControlFlow.Loop loop = f.loops().get(0);
+        assertEquals(2, loop.blocks().size(), loop.blocks().toString());
+        assertEquals(0, loop.header());
+        assertEquals(5, loop.instructions(), "add, cmp, jne; dec, jnz");
+        assertTrue(loop.innermost());
+    }
+
+    @Test
+    void paddingAfterAJumpIsNoPartOfTheLoopAndABranchBackItDoesNotReachIsNoLoop() {
+        // jmp over aligned padding into the loop: the padding (gas' NOPs) is not reached from the header
+        ControlFlow f = flow("""
+                .Ltop:
+                  add rax, 1
+                  jmp .Lbody
+                  .p2align 4
+                .Lbody:
+                  dec rcx
+                  jnz .Ltop
+                """);
+        assertEquals(1, f.loops().size());
+        assertEquals(2, f.loops().get(0).blocks().size(), f.loops().get(0).blocks().toString());
+        assertEquals(4, f.loops().get(0).instructions());
+        // a branch back into code the target cannot come back from (it returns first) is not a loop
+        ControlFlow none = flow("""
+                .Lfirst:
+                  add rax, 1
+                  ret
+                .Lsecond:
+                  dec rcx
+                  jnz .Lfirst
+                """);
+        assertFalse(none.loops().stream().anyMatch(l -> l.header() == 0), none.loops().toString());
+    }
+}
