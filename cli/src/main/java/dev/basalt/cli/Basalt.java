@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
         subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, PredictCommand.class,
             AnalyzeCommand.class,
             ParamsCommand.class, TrainCommand.class, TuneCommand.class, ExplainCommand.class, EvalCommand.class,
-            MeasureCommand.class, CalibrateCommand.class,
+            MeasureCommand.class, CalibrateCommand.class, ServeCommand.class,
             CommandLine.HelpCommand.class})
 public final class Basalt {
 

@@ -41,7 +41,7 @@ final class BlockInput {
 
     /**
      * One block to predict and where it comes from, for a person: {@code block argument 2},
-     * {@code loop.s: lines 11-16, .L3, dot+0x10, loop}, {@code blocks.csv:12}.
+     * {@code loop.s: lines 11-16, .L3, dot+0x10, a loop}, {@code blocks.csv:12}.
      */
     record Input(String hex, String source) {
     }

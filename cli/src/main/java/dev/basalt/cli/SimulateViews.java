@@ -147,28 +147,8 @@ final class SimulateViews {
         }
     }
 
-    /**
-     * One timeline row per instance: its iteration and index and its stages' cycles. A macro-fused jump is one
-     * micro-op with its flag-setting instruction: it issues and executes with it, not before.
-     */
     private static List<int[]> timeline(BasicBlock block, Simulator.Result r, Simulator.FrontEnd fe) {
-        List<int[]> rows = new ArrayList<>();
-        for (int[] t : r.timeline()) {
-            rows.add(new int[] {t[0] / block.size(), t[0] % block.size(), t[1], t[2], t[3], t[4], t[5], t[6]});
-        }
-        for (int k = 1; k < rows.size(); k++) {
-            int[] row = rows.get(k);
-            int[] before = rows.get(k - 1);
-            if (fe.fusedPairs().contains(row[1] - 1) && before[1] == row[1] - 1) {
-                // one micro-op from decode on: the pair's stages are the flag-setting instruction's
-                for (int stage = 3; stage <= 6; stage++) {
-                    row[stage] = before[stage];
-                }
-                row[7] = Math.max(row[7], before[7]);
-                before[7] = row[7];
-            }
-        }
-        return rows;
+        return dev.basalt.simulator.Timeline.rows(block, r, fe);
     }
 
     static void timelineText(PrintWriter out, BasicBlock block, Microarchitecture cpu, Simulator.Result r,

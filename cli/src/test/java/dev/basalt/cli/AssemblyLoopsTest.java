@@ -98,7 +98,7 @@ class AssemblyLoopsTest {
             assertEquals(0, p.exit(), p.err());
             Set<String> marked = new TreeSet<>();
             for (JsonNode row : new ObjectMapper().readTree(p.out())) {
-                if (row.get("source").asText().endsWith(", loop")) {
+                if (row.get("source").asText().endsWith(", a loop")) {
                     marked.add(row.get("hex").asText());
                     assertEquals("loop", row.get("mode").asText(), row.toString());
                 }

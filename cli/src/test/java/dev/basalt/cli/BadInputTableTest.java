@@ -311,6 +311,11 @@ class BadInputTableTest {
         bad("calibrate", "unknown CPU", "--from", "--from", "pentium", "--out", "$DIR/cal");
         bad("calibrate", "unwritable output", "--out", "--out", "$DIR/file.txt/cal");
         bad("calibrate", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/cal");
+        // serve (each fails before it listens)
+        bad("serve", "port out of range", "--port", "--port", "70000");
+        bad("serve", "zero time limit", "--timeout", "--timeout", "0");
+        bad("serve", "request limit too small", "--max-request", "--max-request", "10");
+        bad("serve", "unknown address", "nosuch.invalid", "--host", "nosuch.invalid", "--port", "0");
     }
 
     /** The scratch files the cases read. */

@@ -101,7 +101,7 @@ public final class Assembly {
         }
 
         /**
-         * Where it comes from, for a person: {@code lines 11-17, .L3, dot+0x10, region "x", loop}; the parts that
+         * Where it comes from, for a person: {@code lines 11-17, .L3, dot+0x10, region "x", a loop}; the parts that
          * are known.
          */
         public String source() {
@@ -119,7 +119,7 @@ public final class Assembly {
                 b.append(", region \"").append(region).append('"');
             }
             if (loop) {
-                b.append(", loop");
+                b.append(", a loop");
             }
             return b.toString();
         }

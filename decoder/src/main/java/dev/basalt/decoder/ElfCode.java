@@ -89,7 +89,7 @@ public final class ElfCode {
      */
     public static List<Section> executableSections(Path file) throws IOException {
         List<Section> out = new ArrayList<>();
-        for (Indexed s : sections(file, open(file))) {
+        for (Indexed s : sections(file.toString(), Files.size(file), open(file))) {
             out.add(s.section);
         }
         return out;
@@ -107,7 +107,19 @@ public final class ElfCode {
      */
     public static Functions functions(Path file) throws IOException {
         ElfFile elf = open(file);
-        List<Indexed> sections = sections(file, elf);
+        return functions(elf, sections(file.toString(), Files.size(file), elf), file);
+    }
+
+    /**
+     * As {@link #functions(Path)}, for an ELF file's bytes (an upload): {@code name} names it in messages. No file is
+     * read or written.
+     */
+    public static Functions functions(byte[] bytes, String name) throws IOException {
+        ElfFile elf = open(bytes, name);
+        return functions(elf, sections(name, bytes.length, elf), Path.of(name.replaceAll("[^\\w.-]", "_")));
+    }
+
+    private static Functions functions(ElfFile elf, List<Indexed> sections, Path file) throws IOException {
         ElfSymbolTableSection symtab;
         ElfSymbolTableSection dynsym;
         try {
@@ -174,18 +186,21 @@ public final class ElfCode {
         if (!isElf(file)) {
             throw new IOException(file + " is not an ELF file (it does not start with 0x7f 'ELF')");
         }
-        byte[] header = new byte[64];
-        try (InputStream in = Files.newInputStream(file)) {
-            // a 64-bit header that lists no section (e_shnum, little-endian at 60) holds no code to find
-            if (in.readNBytes(header, 0, 64) == 64 && header[4] == 2 && header[5] == 1 && header[60] == 0
-                    && header[61] == 0) {
-                throw new IOException(file + " holds no code: an ELF file without sections (e_shnum is 0)");
-            }
+        return open(Files.readAllBytes(file), file.toString());
+    }
+
+    private static ElfFile open(byte[] bytes, String file) throws IOException {
+        if (bytes.length < 4 || bytes[0] != 0x7f || bytes[1] != 'E' || bytes[2] != 'L' || bytes[3] != 'F') {
+            throw new IOException(file + " is not an ELF file (it does not start with 0x7f 'ELF')");
+        }
+        // a 64-bit header that lists no section (e_shnum, little-endian at 60) holds no code to find
+        if (bytes.length >= 64 && bytes[4] == 2 && bytes[5] == 1 && bytes[60] == 0 && bytes[61] == 0) {
+            throw new IOException(file + " holds no code: an ELF file without sections (e_shnum is 0)");
         }
         ElfFile elf;
         try {
-            elf = ElfFile.from(file.toFile());
-        } catch (IOException | RuntimeException e) { // ElfException, and what a malformed header makes jelf throw
+            elf = ElfFile.from(bytes);
+        } catch (RuntimeException e) { // ElfException, and what a malformed header makes jelf throw
             throw new IOException(file + ": not a readable ELF file (" + e.getMessage() + ")", e);
         }
         if (elf.is32Bits() || elf.e_machine != EM_X86_64) {
@@ -195,8 +210,7 @@ public final class ElfCode {
         return elf;
     }
 
-    private static List<Indexed> sections(Path file, ElfFile elf) throws IOException {
-        long size = Files.size(file);
+    private static List<Indexed> sections(String file, long size, ElfFile elf) throws IOException {
         List<Indexed> out = new ArrayList<>();
         try {
             for (int k = 0; k < Short.toUnsignedInt(elf.e_shnum); k++) {

@@ -108,7 +108,7 @@ class AssemblyTest {
         assertTrue(blocks.get(2).loop());
         assertEquals("dot", blocks.get(2).function());
         assertEquals(0x10, blocks.get(2).offset());
-        assertEquals("lines 11-16, .L3, dot+0x10, loop", blocks.get(2).source());
+        assertEquals("lines 11-16, .L3, dot+0x10, a loop", blocks.get(2).source());
         assertEquals("660f28c1c3", blocks.get(3).hex());
         assertEquals(".L4", blocks.get(4).label());
         // the functions as the object file holds them: dot's 49 bytes, .L3 at 0x10 (padding included), its 23

@@ -148,13 +148,18 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
 
     /** Reads a table written by {@link #write}. */
     public static SimulatorParams read(Path file) throws IOException {
+        return read(java.nio.file.Files.readAllBytes(file), file.toString());
+    }
+
+    /** Reads a table from its bytes; {@code name} names it in errors. */
+    public static SimulatorParams read(byte[] bytes, String name) throws IOException {
         try {
-            return JSON.readValue(file.toFile(), SimulatorParams.class);
+            return JSON.readValue(bytes, SimulatorParams.class);
         } catch (com.fasterxml.jackson.databind.exc.ValueInstantiationException e) { // a table that breaks a rule
-            throw new IOException(file + ": " + (e.getCause() != null ? e.getCause().getMessage()
+            throw new IOException(name + ": " + (e.getCause() != null ? e.getCause().getMessage()
                     : e.getOriginalMessage()), e);
         } catch (com.fasterxml.jackson.core.JacksonException e) {
-            throw new IOException(file + " is not a simulator parameter file: " + e.getOriginalMessage(), e);
+            throw new IOException(name + " is not a simulator parameter file: " + e.getOriginalMessage(), e);
         }
     }
 

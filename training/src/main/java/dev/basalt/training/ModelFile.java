@@ -177,9 +177,9 @@ public final class ModelFile {
         try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(bytes))) {
             for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                 if (e.getName().equals("model.json")) {
-                    json = zip.readAllBytes();
+                    json = bounded(zip, name, "model.json");
                 } else if (e.getName().equals("weights.bin")) {
-                    weights = zip.readAllBytes();
+                    weights = bounded(zip, name, "weights.bin");
                 }
             }
         } catch (IOException | IllegalArgumentException e) {
@@ -189,6 +189,19 @@ public final class ModelFile {
             throw new IOException(name + " is not a " + kind + " model (model.json or weights.bin missing)");
         }
         return new Contents(json, weights);
+    }
+
+    /** Largest entry a model file may hold once inflated: a zip bomb must not exhaust memory. */
+    static final int MAX_ENTRY_BYTES = 512 << 20;
+
+    /** The entry's bytes, refusing one that inflates past {@link #MAX_ENTRY_BYTES}. */
+    private static byte[] bounded(ZipInputStream zip, String name, String entry) throws IOException {
+        byte[] bytes = zip.readNBytes(MAX_ENTRY_BYTES + 1);
+        if (bytes.length > MAX_ENTRY_BYTES) {
+            throw new IOException(name + ": " + entry + " inflates past " + (MAX_ENTRY_BYTES >> 20) + " MB: not a "
+                    + "model file Basalt wrote");
+        }
+        return bytes;
     }
 
     private static boolean hasEndOfCentralDirectory(byte[] b) {

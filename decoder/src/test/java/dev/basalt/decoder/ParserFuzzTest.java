@@ -1,0 +1,61 @@
+package dev.basalt.decoder;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Coverage-guided fuzzing (Jazzer) of the decoder's parsers that a request or a command reaches: hex, Intel and
+ * AT&T assembly (and listings), and ELF files. Each may fail only with its documented bad-input exception
+ * ({@link DecodeException}, {@link AssemblyException}, {@link IOException}); anything else, a hang or running out of
+ * memory is a finding. Under {@code mvn test} each runs its committed corpus ({@code ParserFuzzTestInputs/<method>})
+ * as a regression test; {@code JAZZER_FUZZ=1 mvn test -pl decoder -Dtest=ParserFuzzTest#intel} fuzzes one for the
+ * {@code maxDuration} (docs/fuzzing.md).
+ */
+class ParserFuzzTest {
+
+    @FuzzTest(maxDuration = "60m")
+    void hex(byte[] input) {
+        try {
+            BasicBlock block = BasicBlock.fromHex(new String(input, StandardCharsets.ISO_8859_1));
+            DependencyGraph.of(block.instructions(), MemoryPolicy.values()[0]);
+        } catch (DecodeException expected) {
+            // bad hex or bytes that are not x86-64: the documented answer
+        }
+    }
+
+    @FuzzTest(maxDuration = "60m")
+    void intel(byte[] input) {
+        assemble(new String(input, StandardCharsets.UTF_8), Assembly.Syntax.INTEL);
+    }
+
+    @FuzzTest(maxDuration = "60m")
+    void att(byte[] input) {
+        assemble(new String(input, StandardCharsets.UTF_8), Assembly.Syntax.ATT);
+    }
+
+    private static void assemble(String text, Assembly.Syntax syntax) {
+        try {
+            Assembly.Program program = Assembly.assemble(text, syntax);
+            for (Assembly.Block b : program.blocks()) {
+                b.basicBlock();
+                b.source();
+            }
+        } catch (AssemblyException expected) {
+            // a statement that cannot be read or encoded, named by line and column
+        }
+    }
+
+    @FuzzTest(maxDuration = "60m")
+    void elf(byte[] input) {
+        try {
+            ElfCode.Functions found = ElfCode.functions(input, "fuzz.o");
+            for (ElfCode.Function f : found.functions()) {
+                ControlFlow.of(f.bytes(), f.address(), found.knownStarts());
+            }
+        } catch (IOException expected) {
+            // not ELF, not x86-64, malformed tables or sections: the documented answer
+        }
+    }
+}
