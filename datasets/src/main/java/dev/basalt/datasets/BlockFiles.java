@@ -72,7 +72,25 @@ public final class BlockFiles {
         Map<String, Long> firstLine = new HashMap<>();
         long rows = 0;
         try (CSVParser parser = FORMAT.parse(reader)) {
-            for (CSVRecord rec : parser) {
+            java.util.Iterator<CSVRecord> records = parser.iterator();
+            while (true) {
+                CSVRecord rec;
+                try {
+                    if (!records.hasNext()) {
+                        break;
+                    }
+                    rec = records.next();
+                } catch (UncheckedIOException broken) {
+                    if (!(broken.getCause() instanceof org.apache.commons.csv.CSVException)) {
+                        throw broken;
+                    }
+                    // a quote never closed: the rows before it stand, the rest is one issue, named
+                    rows++;
+                    issues.add(new RowIssue(name, parser.getRecordNumber() + 1, SkipReason.MALFORMED_CSV,
+                            "the CSV syntax breaks here (" + broken.getCause().getMessage() + "): the rest of the "
+                                    + "file is not read"));
+                    break;
+                }
                 long line = rec.getRecordNumber(); // one record per line: blank lines are kept as records
                 String hexField = rec.size() > 0 ? rec.get(0) : "";
                 if (line == 1 && hexField.startsWith("\uFEFF")) {

@@ -16,6 +16,8 @@ public enum SkipReason {
     NON_POSITIVE_THROUGHPUT,
     /** The hex is well-formed but is not decodable x86-64 machine code. */
     DECODE_FAILURE,
+    /** The CSV syntax breaks here (a quote never closed): the rest of the file cannot be read as rows. */
+    MALFORMED_CSV,
     /** The same block appeared earlier in the same file (the first row is kept). */
     DUPLICATE,
     /** The row is blank. */

@@ -67,6 +67,16 @@ class BlockFilesTest {
     }
 
     @Test
+    void aQuoteNeverClosedEndsTheRowsWithAnIssueNamingItsLine() {
+        // found by CsvFuzzTest: commons-csv throws on an unclosed quote; the rows before it stand, the rest is one issue
+        BlockFiles.Loaded r = labelled("4889de,100\n4889c2,99\n\"4801d8,3\n4801c8,1\n");
+        assertEquals(2, r.summary().rowsKept());
+        assertEquals(1, r.summary().issues().size(), r.summary().toString());
+        assertEquals(SkipReason.MALFORMED_CSV, r.summary().issues().get(0).reason());
+        assertEquals(3, r.summary().issues().get(0).line());
+    }
+
+    @Test
     void emptyFile() {
         BlockFiles.Loaded r = labelled("");
         assertEquals(0, r.summary().rowsRead());

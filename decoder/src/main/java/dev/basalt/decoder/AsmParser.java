@@ -139,7 +139,8 @@ final class AsmParser {
             Matcher symbol = OBJDUMP_SYMBOL.matcher(raw);
             if (symbol.matches()) {
                 checkNoPrefix(pendingAt);
-                items.add(new Label(symbol.group(2), lineNo, Long.parseUnsignedLong(symbol.group(1), 16)));
+                items.add(new Label(symbol.group(2), lineNo, symbol.group(1).length() <= 16
+                        ? Long.parseUnsignedLong(symbol.group(1), 16) : -1));  // more digits: no address
                 continue;
             }
             Matcher region = REGION.matcher(raw);
@@ -152,10 +153,11 @@ final class AsmParser {
             int offset = 0;
             byte[] listed = new byte[0];
             Matcher listing = LISTING.matcher(body);
-            if (listing.find() && looksLikeListing(body, listing)) {
+            if (listing.find() && looksLikeListing(body, listing) && listing.group(1).length() <= 16) {
                 address = Long.parseUnsignedLong(listing.group(1), 16);
                 offset = listing.end();
-                listed = Hex.parse(listing.group(2).replaceAll("\\s", ""));
+                String bytes = listing.group(2).replaceAll("\\s", "");
+                listed = bytes.isEmpty() ? new byte[0] : Hex.parse(bytes);  // "10:\t" and the text: no bytes given
                 if (body.substring(offset).isBlank()) {
                     // a listing's continuation line: more bytes of the instruction above
                     if (!items.isEmpty() && items.get(items.size() - 1) instanceof Statement st
@@ -301,6 +303,18 @@ final class AsmParser {
         return s.stripTrailing();
     }
 
+    /**
+     * Lower case, character by character: positions in it are positions in {@code text} (String.toLowerCase may
+     * change the length: 'İ' becomes two characters, and a column found in one would cut the other wrong).
+     */
+    static String sameLengthLowerCase(String text) {
+        char[] chars = text.toCharArray();
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = Character.toLowerCase(chars[i]);
+        }
+        return new String(chars);
+    }
+
     private static long prefixBits(String words) {
         long bits = 0;
         for (String w : words.toLowerCase(Locale.ROOT).split("\\s+")) {
@@ -311,7 +325,7 @@ final class AsmParser {
 
     /** The statement of one instruction, or null when the text holds prefixes only. */
     private AsmStatement statement(String text, int line, int column, long pending, long address) {
-        String lower = text.toLowerCase(Locale.ROOT);
+        String lower = sameLengthLowerCase(text);
         int pos = 0;
         long prefixes = pending;
         while (true) {
@@ -647,7 +661,7 @@ final class AsmParser {
 
     private static long hexOrNumber(String s) {
         String t = s.strip().toLowerCase(Locale.ROOT);
-        if (t.matches("[0-9a-f]+")) {
+        if (t.matches("[0-9a-f]{1,16}")) {
             return Long.parseUnsignedLong(t, 16);
         }
         Long v = number(t);

@@ -292,7 +292,9 @@ public final class Assembly {
             String section = listing ? "" : placing.sectionOf.get(i);
             Piece p = current.get(section);
             long gap = p == null ? 0 : address[i] - p.end();
-            if (p == null || symbolAt.containsKey(i) || gap < 0 || gap > 0 && listing) {
+            // padding is materialized as gas' NOPs up to 64 KiB; a larger alignment (.p2align 30) starts the code
+            // after it anew rather than filling a gigabyte
+            if (p == null || symbolAt.containsKey(i) || gap < 0 || gap > 0 && listing || gap > MAX_PADDING) {
                 String name = symbolAt.getOrDefault(i, p == null ? "" : p.name);
                 p = new Piece(name, section, address[i],
                         symbolAt.containsKey(i) ? symbolAddress.getOrDefault(name, address[i]) : p == null ? address[i]
@@ -417,6 +419,9 @@ public final class Assembly {
             return new Function(name, section, address, bytes.toByteArray());
         }
     }
+
+    /** Most alignment padding laid out as NOPs; more starts a new piece of code. */
+    private static final long MAX_PADDING = 1 << 16;
 
     /** gas' NOPs for x86-64 code alignment, by length (1 to 11 bytes). */
     private static final byte[][] NOPS = {

@@ -197,6 +197,7 @@ public final class ElfCode {
         if (bytes.length >= 64 && bytes[4] == 2 && bytes[5] == 1 && bytes[60] == 0 && bytes[61] == 0) {
             throw new IOException(file + " holds no code: an ELF file without sections (e_shnum is 0)");
         }
+        checkSectionTable(bytes, file);
         ElfFile elf;
         try {
             elf = ElfFile.from(bytes);
@@ -208,6 +209,52 @@ public final class ElfCode {
                     + ", not x86-64");
         }
         return elf;
+    }
+
+    /**
+     * Every section's bytes lie in the file, read from the raw headers before the ELF library builds any section: a
+     * header claiming gigabytes (of relocations, symbols) would otherwise make it allocate them.
+     */
+    private static void checkSectionTable(byte[] b, String file) throws IOException {
+        boolean wide = b.length > 4 && b[4] == 2;
+        if (b.length < (wide ? 64 : 52) || b[5] != 1) {
+            return;  // too short for a header, or big-endian: the library refuses it, or the machine check does
+        }
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long shoff = wide ? buf.getLong(0x28) : Integer.toUnsignedLong(buf.getInt(0x20));
+        int entsize = Short.toUnsignedInt(buf.getShort(wide ? 0x3A : 0x2E));
+        int count = Short.toUnsignedInt(buf.getShort(wide ? 0x3C : 0x30));
+        if (count == 0) {
+            return;
+        }
+        if (entsize < (wide ? 64 : 40) || shoff < 0 || shoff > b.length
+                || (long) entsize * count > b.length - shoff) {
+            throw new IOException(file + ": malformed ELF section table (" + count + " headers of " + entsize
+                    + " bytes at " + shoff + " do not fit in the file's " + b.length + " bytes)");
+        }
+        for (int k = 0; k < count; k++) {
+            int at = (int) (shoff + (long) k * entsize);
+            int type = buf.getInt(at + 4);
+            long offset = wide ? buf.getLong(at + 0x18) : Integer.toUnsignedLong(buf.getInt(at + 0x10));
+            long size = wide ? buf.getLong(at + 0x20) : Integer.toUnsignedLong(buf.getInt(at + 0x14));
+            if (type != 0 && type != 8 && (offset < 0 || size < 0 || offset > b.length || size > b.length - offset)) {
+                throw new IOException(file + ": malformed ELF section table (section " + k + " of " + size
+                        + " bytes at " + offset + " lies outside the file's " + b.length + " bytes)");
+            }
+            // hash tables size their arrays from counts in their own bytes: the counts must fit the section
+            long needed = -1;
+            if (type == 5 && size >= 8) {  // SHT_HASH: nbucket, nchain, then both arrays of 4-byte words
+                needed = 4 * (2 + Integer.toUnsignedLong(buf.getInt((int) offset))
+                        + Integer.toUnsignedLong(buf.getInt((int) offset + 4)));
+            } else if (type == 0x6ffffff6 && size >= 16) {  // SHT_GNU_HASH: nbuckets, symoffset, bloom size, shift
+                needed = 16 + (wide ? 8 : 4) * Integer.toUnsignedLong(buf.getInt((int) offset + 8))
+                        + 4 * Integer.toUnsignedLong(buf.getInt((int) offset));
+            }
+            if (needed > size || (type == 5 || type == 0x6ffffff6) && needed < 0 && size > 0) {
+                throw new IOException(file + ": malformed ELF hash table (section " + k + " of " + size
+                        + " bytes holds counts that need " + needed + ")");
+            }
+        }
     }
 
     private static List<Indexed> sections(String file, long size, ElfFile elf) throws IOException {

@@ -382,7 +382,7 @@ final class Pipeline extends BlockFacts {
             dispatchedNow[p] = 0;
         }
         now++;
-        Simulator.checkRunLength(now, total, block);
+        simulator.checkRunLength(now, total, block);
     }
 
     /** The statistics: steady-state cycles per iteration, and per simulated iteration port use and waiting. */

@@ -277,7 +277,7 @@ public final class FirstGeneration {
         /** Ends the cycle. */
         void tick() {
             now++;
-            Simulator.checkRunLength(now, total, block);
+            simulator.checkRunLength(now, total, block);
         }
 
         /** The statistics, per simulated iteration (all of them, or those up to the steady state). */
