@@ -197,6 +197,11 @@ public final class ElfCode {
         if (bytes.length >= 64 && bytes[4] == 2 && bytes[5] == 1 && bytes[60] == 0 && bytes[61] == 0) {
             throw new IOException(file + " holds no code: an ELF file without sections (e_shnum is 0)");
         }
+        if (bytes.length > 5 && bytes[5] != 1) {
+            // x86-64 is little-endian; a big-endian header would be parsed (and its tables sized) before the
+            // machine check could refuse it
+            throw new IOException(file + ": a big-endian ELF file (EI_DATA " + bytes[5] + "), not x86-64");
+        }
         checkSectionTable(bytes, file);
         ElfFile elf;
         try {
@@ -243,14 +248,14 @@ public final class ElfCode {
             }
             // hash tables size their arrays from counts in their own bytes: the counts must fit the section
             long needed = -1;
-            if (type == 5 && size >= 8) {  // SHT_HASH: nbucket, nchain, then both arrays of 4-byte words
-                needed = 4 * (2 + Integer.toUnsignedLong(buf.getInt((int) offset))
+            if (type == 5) {  // SHT_HASH: nbucket, nchain, then both arrays of 4-byte words
+                needed = size < 8 ? 8 : 4 * (2 + Integer.toUnsignedLong(buf.getInt((int) offset))
                         + Integer.toUnsignedLong(buf.getInt((int) offset + 4)));
-            } else if (type == 0x6ffffff6 && size >= 16) {  // SHT_GNU_HASH: nbuckets, symoffset, bloom size, shift
-                needed = 16 + (wide ? 8 : 4) * Integer.toUnsignedLong(buf.getInt((int) offset + 8))
+            } else if (type == 0x6ffffff6) {  // SHT_GNU_HASH: nbuckets, symoffset, bloom size, shift
+                needed = size < 16 ? 16 : 16 + (wide ? 8 : 4) * Integer.toUnsignedLong(buf.getInt((int) offset + 8))
                         + 4 * Integer.toUnsignedLong(buf.getInt((int) offset));
             }
-            if (needed > size || (type == 5 || type == 0x6ffffff6) && needed < 0 && size > 0) {
+            if (needed > size) {  // (the library reads the counts even from an empty section)
                 throw new IOException(file + ": malformed ELF hash table (section " + k + " of " + size
                         + " bytes holds counts that need " + needed + ")");
             }
