@@ -13,7 +13,7 @@ import java.util.Optional;
  */
 class CsvFuzzTest {
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void csv(byte[] input) {
         String text = new String(input, StandardCharsets.UTF_8);
         BlockFiles.read(new StringReader(text), "fuzz.csv", Optional.of(Microarchitecture.HASWELL));

@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  */
 class ParserFuzzTest {
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void hex(byte[] input) {
         try {
             BasicBlock block = BasicBlock.fromHex(new String(input, StandardCharsets.ISO_8859_1));
@@ -25,12 +25,12 @@ class ParserFuzzTest {
         }
     }
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void intel(byte[] input) {
         assemble(new String(input, StandardCharsets.UTF_8), Assembly.Syntax.INTEL);
     }
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void att(byte[] input) {
         assemble(new String(input, StandardCharsets.UTF_8), Assembly.Syntax.ATT);
     }
@@ -47,7 +47,7 @@ class ParserFuzzTest {
         }
     }
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void elf(byte[] input) {
         try {
             ElfCode.Functions found = ElfCode.functions(input, "fuzz.o");

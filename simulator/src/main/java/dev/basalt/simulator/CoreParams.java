@@ -169,12 +169,21 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         INDEXED_UNLESS_DESTRUCTIVE
     }
 
+    /** The most entries a queue or buffer may have (real cores have a few hundred). */
+    public static final int MAX_ENTRIES = 4096;
+
     public CoreParams {
         if (predecodeBytes < 1 || predecodeWidth < 1 || lcpPenalty < 0 || instructionQueue < 1 || decoders < 1
                 || decodeUops < 1 || msSwitchCycles < 0 || msUopsPerCycle < 1 || microcodedAbove < 1 || uopQueue < 1
                 || issueWidth < 1 || retireWidth < 1 || moveEliminationSlots < 0 || moveEliminationCycles < 1
                 || storeForwardLatency < 0 || lockCycles < 0) {
             throw new IllegalArgumentException("core parameters out of range: " + this);
+        }
+        if (instructionQueue > MAX_ENTRIES || uopQueue > MAX_ENTRIES || predecodeWidth > MAX_ENTRIES) {
+            // the simulator's per-instance rings are sized by these queues
+            throw new IllegalArgumentException("core queues must hold at most " + MAX_ENTRIES + " entries, got "
+                    + "instructionQueue " + instructionQueue + ", uopQueue " + uopQueue + ", predecodeWidth "
+                    + predecodeWidth);
         }
         unlamination = unlamination == null ? Unlamination.NONE : unlamination;
         loadPorts = loadPorts == null ? "" : loadPorts;

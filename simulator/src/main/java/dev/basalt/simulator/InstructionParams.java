@@ -34,11 +34,34 @@ public record InstructionParams(int uops, int latency, int readAdvance, Map<Stri
                 throw new IllegalArgumentException("port group " + k + " has a negative cycle count " + v);
             }
         });
+        // A table is a claim about a CPU: no instruction holds ports or takes cycles by the ten thousand, and
+        // the simulator sizes its per-instance arrays by a row's micro-ops, so an absurd row must not reach it.
+        if (uops > MAX_UOPS || latency > MAX_CYCLES || readAdvance > MAX_CYCLES) {
+            throw new IllegalArgumentException("uops must be <= " + MAX_UOPS + " and latency, readAdvance <= "
+                    + MAX_CYCLES + ", got " + uops + ", " + latency + ", " + readAdvance);
+        }
+        long microOps = 0;
+        for (Map.Entry<String, Integer> e : ports.entrySet()) {
+            if (e.getValue() > MAX_CYCLES) {
+                throw new IllegalArgumentException("port group " + e.getKey() + " holds " + e.getValue()
+                        + " cycles, more than " + MAX_CYCLES);
+            }
+            microOps += e.getKey().endsWith("Divider") ? 0 : e.getValue();
+        }
+        if (microOps > MAX_UOPS) {
+            throw new IllegalArgumentException("the port groups issue " + microOps + " micro-ops, more than "
+                    + MAX_UOPS);
+        }
         ports = java.util.Collections.unmodifiableMap(new TreeMap<>(ports));
         if (fusedUops != null && (fusedUops < 1 || fusedUops > Math.max(1, uops))) {
             throw new IllegalArgumentException("fusedUops must be in 1.." + Math.max(1, uops) + ", got " + fusedUops);
         }
     }
+
+    /** The most micro-ops a row may issue (the longest microcoded rows in the shipped tables have ~150). */
+    public static final int MAX_UOPS = 1024;
+    /** The most cycles a row's latency or a port group's hold may be. */
+    public static final int MAX_CYCLES = 65_536;
 
     /** A row whose fused micro-ops the simulator derives by rule. */
     public InstructionParams(int uops, int latency, int readAdvance, Map<String, Integer> ports) {

@@ -52,6 +52,10 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
             throw new IllegalArgumentException("dispatch width, ROB and scheduler sizes must be >= 1, got "
                     + dispatchWidth + ", " + robSize + ", " + schedulerSize);
         }
+        if (robSize > CoreParams.MAX_ENTRIES || schedulerSize > CoreParams.MAX_ENTRIES) {
+            throw new IllegalArgumentException("ROB and scheduler sizes must be <= " + CoreParams.MAX_ENTRIES
+                    + ", got " + robSize + ", " + schedulerSize);
+        }
         ports = List.copyOf(ports);
         forms = java.util.Collections.unmodifiableMap(new TreeMap<>(forms));
         mnemonics = java.util.Collections.unmodifiableMap(new TreeMap<>(mnemonics));

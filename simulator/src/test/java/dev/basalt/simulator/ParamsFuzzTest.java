@@ -11,7 +11,7 @@ import java.io.IOException;
  */
 class ParamsFuzzTest {
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void params(byte[] input) {
         SimulatorParams table;
         try {

@@ -56,6 +56,26 @@ class SimulatorParamsTest {
     }
 
     @Test
+    void implausibleRowsAndQueuesAreRefusedBeforeTheyCanSizeTheSimulatorsArrays() {
+        // found by fuzzing: a generic row holding "0156" for 10^8 cycles overflowed an array size
+        var huge = assertThrows(IllegalArgumentException.class,
+                () -> new InstructionParams(1, 1, 0, Map.of("0156", 100_000_000)));
+        assertTrue(huge.getMessage().contains("0156"), huge.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> new InstructionParams(1, 1, 0, Map.of("0", 600, "1", 600)));
+        assertThrows(IllegalArgumentException.class, () -> HSW.toBuilder().robSize(1 << 20).build());
+        ObjectMapper json = new ObjectMapper();
+        var core = (com.fasterxml.jackson.databind.node.ObjectNode) json.valueToTree(HSW.core());
+        core.put("uopQueue", 1 << 20);
+        var queue = assertThrows(com.fasterxml.jackson.databind.JsonMappingException.class,
+                () -> json.treeToValue(core, CoreParams.class));
+        assertTrue(queue.getCause() instanceof IllegalArgumentException
+                && queue.getCause().getMessage().contains("uopQueue 1048576"), String.valueOf(queue));
+        // the shipped tables' longest rows stay well inside the limits
+        new InstructionParams(150, 115, 5, Map.of("0156", 150, "Divider", 64));
+    }
+
+    @Test
     void theJsonHoldsTheTwelveComponentsAndReadsBack(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("t.json");
         SimulatorParams t = HSW.withDispatchWidth(6);

@@ -11,7 +11,7 @@ import java.io.IOException;
  */
 class ModelFileFuzzTest {
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void modelFile(byte[] input) {
         try {
             ModelFile.read(input, "fuzz.granite", "GRANITE");

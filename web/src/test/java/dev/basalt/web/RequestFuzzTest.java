@@ -13,7 +13,7 @@ class RequestFuzzTest {
 
     private static final WebApi API = new WebApi();
 
-    @FuzzTest(maxDuration = "60m")
+    @FuzzTest(maxDuration = "65m")
     void request(byte[] input) {
         try {
             API.predict(WebApi.parse(new String(input, StandardCharsets.UTF_8)));
