@@ -255,11 +255,32 @@ public final class ElfCode {
                 needed = size < 16 ? 16 : 16 + (wide ? 8 : 4) * Integer.toUnsignedLong(buf.getInt((int) offset + 8))
                         + 4 * Integer.toUnsignedLong(buf.getInt((int) offset));
             }
+            if (type == 7) {  // SHT_NOTE: the library allocates each note's name and description by their sizes
+                needed = Math.max(12, notesEnd(buf, offset, size));
+            }
             if (needed > size) {  // (the library reads the counts even from an empty section)
+                if (type == 7) {
+                    throw new IOException(file + ": malformed ELF note section (section " + k + " of " + size
+                            + " bytes holds notes that need " + needed + ")");
+                }
                 throw new IOException(file + ": malformed ELF hash table (section " + k + " of " + size
                         + " bytes holds counts that need " + needed + ")");
             }
         }
+    }
+
+    /** The bytes a note section's notes need (namesz, descsz, type, then name and description padded to 4). */
+    private static long notesEnd(java.nio.ByteBuffer buf, long offset, long size) {
+        long at = 0;
+        while (at < size) {
+            if (size - at < 12) {
+                return at + 12;
+            }
+            long name = Integer.toUnsignedLong(buf.getInt((int) (offset + at)));
+            long desc = Integer.toUnsignedLong(buf.getInt((int) (offset + at + 4)));
+            at += 12 + (name + 3 & ~3L) + (desc + 3 & ~3L);
+        }
+        return at;
     }
 
     private static List<Indexed> sections(String file, long size, ElfFile elf) throws IOException {
