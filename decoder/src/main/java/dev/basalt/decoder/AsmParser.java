@@ -479,7 +479,7 @@ final class AsmParser {
             if (s.startsWith("flat:")) {
                 s = s.substring(5);
             }
-            return new Imm(symbolOffset(s));
+            return new Imm(symbolOffset(s, line, column));
         }
         Register segment = Register.NONE;
         Matcher seg = SEGMENT.matcher(s);
@@ -494,7 +494,7 @@ final class AsmParser {
             }
             String symbol = s.substring(0, bracket).strip();  // gcc's "x[rip]", "x+8[rip]"
             Mem m = intelAddress(s.substring(bracket + 1, s.length() - 1), op, line, column);
-            long extra = symbol.isEmpty() ? 0 : symbolOffset(symbol);
+            long extra = symbol.isEmpty() ? 0 : symbolOffset(symbol, line, column);
             return new Mem(segment, m.base(), m.index(), m.scale(), m.displacement() + extra, size);
         }
         Register r = register(s);
@@ -504,7 +504,7 @@ final class AsmParser {
         Long value = number(s);
         if (value == null && (segment.isPresent() || size > 0)
                 && SYMBOL_NAME.matcher(s.replaceFirst("[+-]\\w+$", "")).matches()) {
-            value = symbolOffset(s);  // gcc's "DWORD PTR fs:tls@tpoff", "QWORD PTR x+8"
+            value = symbolOffset(s, line, column);  // gcc's "DWORD PTR fs:tls@tpoff", "QWORD PTR x+8"
         }
         if (segment.isPresent() || size > 0) {
             if (value == null) {
@@ -613,14 +613,19 @@ final class AsmParser {
     private static final Pattern SYMBOL_NAME = Pattern.compile("[a-z_.$][\\w.$]*(@[a-z]+)?");
 
     /** A displacement or immediate that may name a symbol: "-24", "x", "x+8" (the symbol stands as {@link #SYMBOL}). */
-    private static long symbolOffset(String symbol) {
+    private static long symbolOffset(String symbol, int line, int column) {
         Long whole = number(symbol);
         if (whole != null) {
             return whole;  // gcc -masm=intel's "DWORD PTR -24[rbp]"
         }
         Matcher lead = LEADING_NUMBER.matcher(symbol);
-        if (lead.matches()) {
-            return number(lead.group(1)) + symbolOffset(lead.group(2));  // gcc's "8+log_gzhead(%rip)"
+        if (lead.matches()) {  // gcc's "8+log_gzhead(%rip)"
+            Long offset = number(lead.group(1));
+            if (offset == null) {
+                throw new AssemblyException(line, column, "the number '" + lead.group(1) + "' in '" + symbol
+                        + "' does not fit in 64 bits");
+            }
+            return offset + symbolOffset(lead.group(2), line, column);
         }
         int plus = Math.max(symbol.lastIndexOf('+'), symbol.lastIndexOf('-'));
         if (plus > 0) {
@@ -701,7 +706,7 @@ final class AsmParser {
             if (value == null && !v.matches("[a-z_.$@][\\w.$@+\\-]*")) {
                 throw new AssemblyException(line, column, "cannot read the immediate '" + op + "'");
             }
-            return new Imm(value == null ? symbolOffset(v) : value);
+            return new Imm(value == null ? symbolOffset(v, line, column) : value);
         }
         if (s.startsWith("%") && !s.contains(":") && !s.contains("(") || s.startsWith("%st(")) {
             Register r = register(s.substring(1));
@@ -730,7 +735,7 @@ final class AsmParser {
                     throw new AssemblyException(line, column, "cannot read the displacement '" + d + "' in '" + op
                             + "'");
                 }
-                value = symbolOffset(d);  // "x+8(%rip)": the symbol's place is unknown here
+                value = symbolOffset(d, line, column);  // "x+8(%rip)": the symbol's place is unknown here
             }
             disp = value;
         }
