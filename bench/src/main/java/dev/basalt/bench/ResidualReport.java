@@ -97,10 +97,33 @@ public final class ResidualReport {
         if (pushPop >= 2) {
             out.add("two or more push/pop");
         }
+        // BHive maps every page to one; a block whose stack pointer moves far each iteration touches a new page
+        // every few iterations (push/pop runs after `add rsp, N` measured slower as N grows: a cause to model)
+        if (pushPop >= 1 && Math.abs(stackStride(block)) >= 128) {
+            out.add("push/pop, stack moving >= 128 bytes an iteration");
+        }
         if (out.isEmpty()) {
             out.add("none of these");
         }
         return out;
+    }
+
+    /** How far the block moves rsp an iteration: push, pop, and add/sub of rsp by an immediate. */
+    static long stackStride(BasicBlock block) {
+        long stride = 0;
+        for (Instruction i : block.instructions()) {
+            String m = i.mnemonic();
+            if (m.equals("push")) {
+                stride -= 8;
+            } else if (m.equals("pop")) {
+                stride += 8;
+            } else if ((m.equals("add") || m.equals("sub")) && i.operands().size() >= 2
+                    && i.operands().get(0) instanceof Operand.RegisterOperand r && r.register().name().equals("rsp")
+                    && i.operands().get(1) instanceof Operand.ImmediateOperand imm) {
+                stride += m.equals("add") ? imm.value() : -imm.value();
+            }
+        }
+        return stride;
     }
 
     /** no memory, loads only, stores only, or loads and stores. */
