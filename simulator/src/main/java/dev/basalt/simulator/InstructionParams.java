@@ -24,29 +24,22 @@ public record InstructionParams(int uops, int latency, int readAdvance, Map<Stri
                                 @JsonInclude(JsonInclude.Include.NON_NULL) Integer fusedUops) {
 
     public InstructionParams {
-        if (uops < 0 || latency < 0 || readAdvance < 0) {
-            throw new IllegalArgumentException("uops, latency and readAdvance must be >= 0, got " + uops + ", "
-                    + latency + ", " + readAdvance);
-        }
-        Objects.requireNonNull(ports, "ports");
-        ports.forEach((k, v) -> {
-            if (v == null || v < 0) {
-                throw new IllegalArgumentException("port group " + k + " has a negative cycle count " + v);
-            }
-        });
         // A table is a claim about a CPU: no instruction holds ports or takes cycles by the ten thousand, and
         // the simulator sizes its per-instance arrays by a row's micro-ops, so an absurd row must not reach it.
-        if (uops > MAX_UOPS || latency > MAX_CYCLES || readAdvance > MAX_CYCLES) {
-            throw new IllegalArgumentException("uops must be <= " + MAX_UOPS + " and latency, readAdvance <= "
+        if (uops < 0 || latency < 0 || readAdvance < 0 || uops > MAX_UOPS || latency > MAX_CYCLES
+                || readAdvance > MAX_CYCLES) {
+            throw new IllegalArgumentException("uops must be in 0.." + MAX_UOPS + " and latency, readAdvance in 0.."
                     + MAX_CYCLES + ", got " + uops + ", " + latency + ", " + readAdvance);
         }
+        Objects.requireNonNull(ports, "ports");
         long microOps = 0;
         for (Map.Entry<String, Integer> e : ports.entrySet()) {
-            if (e.getValue() > MAX_CYCLES) {
-                throw new IllegalArgumentException("port group " + e.getKey() + " holds " + e.getValue()
-                        + " cycles, more than " + MAX_CYCLES);
+            Integer v = e.getValue();
+            if (v == null || v < 0 || v > MAX_CYCLES) {
+                throw new IllegalArgumentException("port group " + e.getKey() + " holds " + v + " cycles, not in 0.."
+                        + MAX_CYCLES);
             }
-            microOps += e.getKey().endsWith("Divider") ? 0 : e.getValue();
+            microOps += e.getKey().endsWith("Divider") ? 0 : v;
         }
         if (microOps > MAX_UOPS) {
             throw new IllegalArgumentException("the port groups issue " + microOps + " micro-ops, more than "
