@@ -26,7 +26,10 @@ final class BhiveMemory {
 
     static final long INIT = 0x2324000L;
 
-    /** A load's producer store: instruction indices, whether from the previous iteration, whether partial. */
+    /**
+     * A load's producer store: instruction indices, whether from the previous iteration, whether partial (the
+     * store cannot forward its data: it does not contain the load, or it wrote another virtual page).
+     */
     record Edge(int store, int load, boolean loopCarried, boolean partial) {
     }
 
@@ -47,6 +50,7 @@ final class BhiveMemory {
         int n = prog.n;
         long[] at = prog.addresses();
         long[] address = new long[n];
+        long[] virtual = new long[n]; // the full address: where it differs, only the physical page is shared
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
         boolean[] stores = new boolean[n];
@@ -58,6 +62,7 @@ final class BhiveMemory {
                 long a = m.hidden ? UNKNOWN : at[prog.firstAccess[i] + k];
                 if (a != UNKNOWN) {
                     address[i] = a & 4095;
+                    virtual[i] = a;
                     size[i] = m.bytes;
                     loads[i] |= m.load;
                     stores[i] |= m.store;
@@ -72,7 +77,10 @@ final class BhiveMemory {
             for (int back = 1; back <= n; back++) { // the last overlapping store before i, cyclically
                 int s = ((i - back) % n + n) % n;
                 if (stores[s] && overlaps(address[s], size[s], address[i], size[i])) {
-                    boolean contained = contains(address[s], size[s], address[i], size[i]);
+                    // A store of another virtual page that shares the bytes only through the harness's one
+                    // physical page cannot forward either: forwarding matches virtual addresses.
+                    boolean contained = contains(address[s], size[s], address[i], size[i])
+                            && overlaps(virtual[s], size[s], virtual[i], size[i]);
                     out.add(new Edge(s, i, s >= i, !contained));
                     break;
                 }
@@ -133,6 +141,9 @@ final class BhiveMemory {
         long[] secondBase = new long[accesses];
         long[] secondIndex = new long[accesses];
         long[] stored = new long[0]; // {page offset, bytes} pairs of the stores at known addresses
+        // Per operand, whether it stores what the page already holds there (the filling): such a store changes no
+        // value a load of the block can see (a copy of a pointer loaded from the page back into it).
+        boolean[] keeps = new boolean[accesses];
         long[] value = new long[16];
         for (int round = 0; round < 4; round++) {
             int known = harness(value);
@@ -149,6 +160,9 @@ final class BhiveMemory {
                             // Known in both runs with the same value, or not known.
                             address[a] = access[k].address(base == secondBase[a] ? base : UNKNOWN,
                                     index == secondIndex[a] ? index : UNKNOWN);
+                            keeps[a] = access[k].store && address[a] != UNKNOWN && prog.steps[i].data() != null
+                                    && keepsFilling(prog.steps[i].data().value(value, known, stored), address[a],
+                                    access[k].bytes);
                         }
                     }
                     Step step = prog.steps[i];
@@ -172,7 +186,7 @@ final class BhiveMemory {
             if (!loadsFollowed) {
                 break; // the stores' addresses change nothing the runs follow
             }
-            long[] stores = storeRanges(prog, address);
+            long[] stores = storeRanges(prog, address, keeps);
             if (java.util.Arrays.equals(stores, stored)) {
                 break;
             }
@@ -362,9 +376,51 @@ final class BhiveMemory {
      * @param stackDelta how a push (negative) or pop moves rsp, followed apart from the writes; 0 for others
      */
     record Step(int[] writes, int followedSlot, Follow follow, int stackDelta, Access[] access,
-                boolean visibleMemory, boolean visibleLoad, boolean visibleStore) {
+                boolean visibleMemory, boolean visibleLoad, boolean visibleStore, Follow data) {
+
+        Step(int[] writes, int followedSlot, Follow follow, int stackDelta, Access[] access, boolean visibleMemory,
+             boolean visibleLoad, boolean visibleStore) {
+            this(writes, followedSlot, follow, stackDelta, access, visibleMemory, visibleLoad, visibleStore, null);
+        }
 
         static Step of(Instruction insn) {
+            Step step = shape(insn);
+            Follow data = dataOf(insn);
+            return data == null ? step : new Step(step.writes, step.followedSlot, step.follow, step.stackDelta,
+                    step.access, step.visibleMemory, step.visibleLoad, step.visibleStore, data);
+        }
+
+        /**
+         * What a store writes, when the runs can follow it: {@code mov} to memory of a register as wide as the
+         * operand (4 or 8 bytes) or of an immediate, {@code push} of a 64-bit register or an immediate; else null.
+         */
+        private static Follow dataOf(Instruction insn) {
+            String mnemonic = insn.mnemonic();
+            List<Operand> ops = insn.visibleOperands();
+            if (mnemonic.equals("mov") && ops.size() == 2 && ops.get(0) instanceof Operand.MemoryOperand m) {
+                int bits = m.sizeBits();
+                long mask = bits >= 64 ? -1L : (1L << bits) - 1;
+                if (ops.get(1) instanceof Operand.RegisterOperand r && r.register().widthBits() == bits
+                        && (bits == 32 || bits == 64) && slot(r.register()) >= 0) {
+                    return new Copy(slot(r.register()), mask);
+                }
+                if (ops.get(1) instanceof Operand.ImmediateOperand imm && bits > 0) {
+                    return new Constant(imm.value() & mask);
+                }
+            }
+            if (mnemonic.equals("push") && ops.size() == 1) {
+                if (ops.get(0) instanceof Operand.RegisterOperand r && r.register().widthBits() == 64
+                        && slot(r.register()) >= 0) {
+                    return new Copy(slot(r.register()), -1L);
+                }
+                if (ops.get(0) instanceof Operand.ImmediateOperand imm) {
+                    return new Constant(imm.value());
+                }
+            }
+            return null;
+        }
+
+        private static Step shape(Instruction insn) {
             String mnemonic = insn.mnemonic();
             // push and pop: the stack engine moves rsp by the operand's size, followed here (stackDelta) so that
             // a pop finds what a push of the block stored; the stack slot they access is a memory operand like
@@ -514,15 +570,23 @@ final class BhiveMemory {
         }
     }
 
-    /** {page offset, bytes} of every store of the block at a known address, given every operand's address. */
-    private static long[] storeRanges(Program prog, long[] address) {
+    /** Whether {@code v}, stored in {@code bytes} bytes at {@code address}, is what the page holds there. */
+    private static boolean keepsFilling(long v, long address, int bytes) {
+        return v != UNKNOWN && bytes <= 8 && v == filling(address & 4095, bytes);
+    }
+
+    /**
+     * {page offset, bytes} of every store of the block at a known address that changes the page ({@code keeps}:
+     * those that write back its filling do not), given every operand's address.
+     */
+    private static long[] storeRanges(Program prog, long[] address, boolean[] keeps) {
         long[] out = new long[8];
         int count = 0;
         for (int i = 0; i < prog.n; i++) {
             Access[] access = prog.steps[i].access();
             for (int k = 0; k < access.length; k++) {
                 Access m = access[k];
-                long a = m.store ? address[prog.firstAccess[i] + k] : UNKNOWN;
+                long a = m.store && !keeps[prog.firstAccess[i] + k] ? address[prog.firstAccess[i] + k] : UNKNOWN;
                 if (a != UNKNOWN) {
                     if (count + 2 > out.length) {
                         out = java.util.Arrays.copyOf(out, out.length * 2);

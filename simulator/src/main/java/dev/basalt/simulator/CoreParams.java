@@ -33,8 +33,11 @@ import java.util.Map;
  * @param slowLeaPorts          the port group of a three-component {@code lea} (base, index and displacement),
  *                              which also takes {@code slowLeaLatency} cycles; empty: no such rule
  * @param slowLeaLatency        the latency of a three-component {@code lea}
- * @param storeForwardFailPenalty cycles a load waits beyond forwarding when the store it reads does not contain it
- *                              (the data must first reach the cache)
+ * @param storeForwardFailPenalty cycles a load waits beyond forwarding when the store it reads cannot forward to it
+ *                              (the store does not contain the load, or wrote another virtual page that BHive's
+ *                              harness maps to the same physical one): the data must first reach the cache, which
+ *                              a store writes this many cycles after it retires, stores in program order, one a
+ *                              cycle; the load waits for both
  * @param lockCycles            cycles a locked read-modify-write ({@code lock} prefix, or {@code xchg} with memory)
  *                              takes once it executes, which it does only as the oldest instruction in flight;
  *                              younger memory accesses wait for it (0: no such rule)

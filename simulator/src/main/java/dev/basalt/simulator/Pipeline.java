@@ -90,6 +90,11 @@ final class Pipeline extends BlockFacts {
     final int[] iterOf;
     final int[] waitNext;
     final boolean[] sourcesReady; // whether j's current step found its sources ready (ports held it)
+    // Stores write the cache in program order once retired, one a cycle: per slot of a retired store, the cycle
+    // its data is in the cache (Long.MAX_VALUE: not yet retired), and the last such cycle. A load the store
+    // cannot forward to reads the data from the cache.
+    final long[] committed;
+    long lastCommit;
     final Scratch room;
     int busiestIteration; // the highest iteration whose port counts this run touched
     // Front end.
@@ -216,6 +221,7 @@ final class Pipeline extends BlockFacts {
         this.iterOf = room.iterOf;
         this.waitNext = room.waitNext;
         this.sourcesReady = room.sourcesReady;
+        this.committed = room.committed;
         this.room = room;
         this.waitSum = new long[n];
         if (!options.frontEnd()) { // every instruction waits in the micro-op queue from the start
@@ -290,6 +296,7 @@ final class Pipeline extends BlockFacts {
         int[] iterOf = new int[0];
         int[] waitNext = new int[0];
         boolean[] sourcesReady = new boolean[0];
+        long[] committed = new long[0];
         private int portBusyDirty;
         int[] scheduler = new int[0];
         long[] wake = new long[0];
@@ -318,6 +325,7 @@ final class Pipeline extends BlockFacts {
                 iterOf = new int[slots];
                 waitNext = new int[slots];
                 sourcesReady = new boolean[slots];
+                committed = new long[slots];
                 scheduler = new int[slots];
                 wake = new long[slots];
             }
@@ -348,6 +356,7 @@ final class Pipeline extends BlockFacts {
         insnOf[at] = j % n;
         iterOf[at] = j / n;
         sourcesReady[at] = false;
+        committed[at] = Long.MAX_VALUE;
     }
 
     /** The cycle loop: the stages from the back of the pipeline to the front, once per cycle. */

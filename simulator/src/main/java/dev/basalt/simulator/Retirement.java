@@ -26,6 +26,12 @@ final class Retirement {
             int at = j & pl.mask;
             pl.waitSum[pl.insnOf[at]] += pl.issued[at] - pl.renamed[at];
             pl.retireSignature = pl.retireSignature * 31 + (pl.now - pl.done[at]);
+            if (pl.storing[pl.insnOf[at]]) {
+                // A retired store's data reaches the cache storeForwardFailPenalty cycles later, stores one a
+                // cycle in program order: what a load it cannot forward to waits for (Scheduler#ready).
+                pl.lastCommit = Math.max(pl.now + pl.core.storeForwardFailPenalty(), pl.lastCommit + 1);
+                pl.committed[at] = pl.lastCommit;
+            }
             if (pl.timelineRows < pl.timelineSize) {
                 int[] t = pl.timeline;
                 int o = pl.timelineRows++ * Pipeline.TIMELINE_FIELDS;

@@ -168,6 +168,10 @@ final class Scheduler {
                 // that its own load latency ends then. Without forwarding it waits for the store.
                 earliest = Math.max(earliest, !pl.options.storeForwarding() ? d : d + pl.core.storeForwardLatency()
                         - pl.loadLatency[i] + (pl.partialSource[k] ? pl.core.storeForwardFailPenalty() : 0));
+                if (pl.partialSource[k] && pl.options.storeForwarding()) {
+                    // Not forwardable: the load reads the cache once the store has written it (after retiring).
+                    earliest = Math.max(earliest, p < pl.nextRetire ? pl.committed[p & pl.mask] : pl.now + 1);
+                }
             } else {
                 earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]));
             }

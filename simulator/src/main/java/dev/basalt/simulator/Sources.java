@@ -127,7 +127,8 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
 
     /**
      * {@code src} with the store→load sources of BHive's memory layout ({@link BhiveMemory}) added where the
-     * dependency graph has none from that store.
+     * dependency graph has none from that store, and the graph's own marked partial where the layout says the store
+     * cannot forward to the load.
      */
     private static Sources withHarnessMemory(BasicBlock block, Sources src, List<BhiveMemory.Edge> edges) {
         if (edges.isEmpty()) {
@@ -144,19 +145,26 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             }
         }
         int given = all.size();
+        boolean marked = false;
         for (BhiveMemory.Edge e : edges) {
             boolean known = false;
             for (int k = start[e.load()]; k < start[e.load() + 1]; k++) {
-                known |= src.memory()[k] && prod[2 * k] == e.store();
+                if (src.memory()[k] && prod[2 * k] == e.store()) {
+                    known = true;
+                    if (e.partial()) { // the graph's edge, whose store cannot forward to the load
+                        all.get(k)[5] = 1;
+                        marked = true;
+                    }
+                }
             }
             if (!known) {
                 all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0});
             }
         }
-        if (all.size() == given) {
+        if (all.size() == given && !marked) {
             return src;
         }
-        all.sort(java.util.Comparator.comparingInt(a -> a[0]));
+        all.sort(java.util.Comparator.comparingInt(a -> a[0])); // stable: each consumer's sources keep their order
         int[] newStart = new int[n + 1];
         int[] newProd = new int[2 * all.size()];
         boolean[] memory = new boolean[all.size()];
