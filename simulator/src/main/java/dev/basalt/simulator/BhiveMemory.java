@@ -49,8 +49,10 @@ final class BhiveMemory {
         }
         int n = prog.n;
         long[] at = prog.addresses();
+        long[] moves = prog.strides();
         long[] address = new long[n];
         long[] virtual = new long[n]; // the full address: where it differs, only the physical page is shared
+        long[] stride = new long[n];
         int[] size = new int[n];
         boolean[] loads = new boolean[n];
         boolean[] stores = new boolean[n];
@@ -63,6 +65,7 @@ final class BhiveMemory {
                 if (a != UNKNOWN) {
                     address[i] = a & 4095;
                     virtual[i] = a;
+                    stride[i] = moves[prog.firstAccess[i] + k];
                     size[i] = m.bytes;
                     loads[i] |= m.load;
                     stores[i] |= m.store;
@@ -79,8 +82,9 @@ final class BhiveMemory {
                 if (stores[s] && overlaps(address[s], size[s], address[i], size[i])) {
                     // A store of another virtual page that shares the bytes only through the harness's one
                     // physical page cannot forward either: forwarding matches virtual addresses.
+                    // (A store of the previous iteration wrote where its address was then.)
                     boolean contained = contains(address[s], size[s], address[i], size[i])
-                            && overlaps(virtual[s], size[s], virtual[i], size[i]);
+                            && overlaps(virtual[s] - (s >= i ? stride[s] : 0), size[s], virtual[i], size[i]);
                     out.add(new Edge(s, i, s >= i, !contained));
                     break;
                 }
@@ -125,7 +129,7 @@ final class BhiveMemory {
      * addresses settle. Only the operands' base and index registers are kept from the runs: an address is all
      * anything asks of them.
      */
-    private static long[] addressesOf(Program prog) {
+    private static long[] addressesOf(Program prog, long[] stride) {
         int n = prog.n;
         int accesses = prog.firstAccess[n];
         long[] address = new long[accesses];
@@ -160,6 +164,17 @@ final class BhiveMemory {
                             // Known in both runs with the same value, or not known.
                             address[a] = access[k].address(base == secondBase[a] ? base : UNKNOWN,
                                     index == secondIndex[a] ? index : UNKNOWN);
+                            if (address[a] == UNKNOWN) {
+                                // Moving by a multiple of the page from one iteration to the next (p += stride, the
+                                // stride a register holding 0x2324000): another virtual page every iteration, the
+                                // same bytes of the one physical page — its offset is known.
+                                long third = access[k].address(base, index);
+                                long second = access[k].address(secondBase[a], secondIndex[a]);
+                                if (third != UNKNOWN && second != UNKNOWN && ((third - second) & 4095) == 0) {
+                                    address[a] = third;
+                                    stride[a] = third - second;
+                                }
+                            }
                             keeps[a] = access[k].store && address[a] != UNKNOWN && prog.steps[i].data() != null
                                     && keepsFilling(prog.steps[i].data().value(value, known, stored), address[a],
                                     access[k].bytes);
@@ -348,6 +363,16 @@ final class BhiveMemory {
         }
     }
 
+    /** {@code add} or {@code sub} ({@code sign} -1) of register {@code from} (-1: of {@code imm}) to {@code to}. */
+    private record Sum(int to, int from, long imm, long sign, long mask) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            if ((known & (1 << to)) == 0 || from >= 0 && (known & (1 << from)) == 0) {
+                return UNKNOWN;
+            }
+            return (value[to] + sign * (from >= 0 ? value[from] : imm)) & mask;
+        }
+    }
+
     /** {@code lea}: displacement, base, index times scale. */
     private record Lea(long displacement, int base, int index, int scale, long mask) implements Follow {
         public long value(long[] value, int known, long[] stored) {
@@ -469,7 +494,10 @@ final class BhiveMemory {
                 long delta = mnemonic.equals("add") ? imm.value() : -imm.value();
                 return new Step(writes, RSP, new StackAdjust(delta), 0, access, visible, load, store);
             }
-            if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero) {
+            boolean sum = (mnemonic.equals("add") || mnemonic.equals("sub")) && visibleOps.size() == 2
+                    && (visibleOps.get(1) instanceof Operand.RegisterOperand
+                    || visibleOps.get(1) instanceof Operand.ImmediateOperand);
+            if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero && !sum) {
                 // the common case: an instruction whose result we do not follow
                 return new Step(writes, -1, null, stackDelta, access, visible, load, store);
             }
@@ -512,6 +540,16 @@ final class BhiveMemory {
                 } else if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
                     follow = new Load(Access.of(m), width / 8, mask);
                 }
+            } else if (sum) {
+                // add/sub of a register or an immediate: followed so that a pointer stepping by a register that holds
+                // 0x2324000 keeps its page offset (the address's value still changes between runs: not known)
+                long sign = mnemonic.equals("add") ? 1 : -1;
+                if (src instanceof Operand.RegisterOperand s && s.register().widthBits() == width
+                        && slot(s.register()) >= 0) {
+                    follow = new Sum(slot(d.register()), slot(s.register()), 0, sign, mask);
+                } else if (src instanceof Operand.ImmediateOperand imm) {
+                    follow = new Sum(slot(d.register()), -1, imm.value(), sign, mask);
+                }
             } else if (mnemonic.equals("lea") && src instanceof Operand.AddressOperand a) {
                 follow = new Lea(a.displacement(), Access.followed(a.base()), Access.followed(a.index()), a.scale(),
                         mask);
@@ -529,13 +567,24 @@ final class BhiveMemory {
         /** Where instruction i's memory operands start in the numbering of all the block's (n + 1 entries). */
         final int[] firstAccess;
         private long[] addresses; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
+        private long[] strides;
 
         /** Every memory operand's address ({@link #addressesOf}), computed on first use. Not thread-safe. */
         long[] addresses() {
             if (addresses == null) {
-                addresses = addressesOf(this);
+                strides = new long[firstAccess[n]];
+                addresses = addressesOf(this, strides);
             }
             return addresses;
+        }
+
+        /**
+         * Per memory operand, how far its address moves from one iteration to the next (a multiple of 4096), 0 when
+         * it does not or is not known.
+         */
+        long[] strides() {
+            addresses();
+            return strides;
         }
 
         Program(BasicBlock block, Step[] steps) {
