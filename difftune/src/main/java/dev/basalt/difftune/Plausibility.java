@@ -18,6 +18,13 @@ public final class Plausibility {
             "NEG", "NOT", "MOV", "LEA", "MOVZX", "MOVSX", "MOVSXD", "SETZ", "SETNZ", "SETB", "SETNB", "SETL",
             "SETNL", "SETLE", "SETNLE", "SETS", "SETNS", "SETO", "SETNO", "SETP", "SETNP");
 
+    /**
+     * Integer ALU operations whose memory forms ({@code ADD m64, r64}, {@code CMP r32, m32}) are the register form's
+     * one-cycle operation beside a load and, for a read-modify-write, a store.
+     */
+    static final Set<String> ALU_OPERATIONS = Set.of("ADD", "SUB", "AND", "OR", "XOR", "CMP", "TEST", "INC", "DEC",
+            "NEG", "NOT");
+
     /** Shifts, one cycle by an immediate count (by {@code CL} they take more micro-ops). */
     static final Set<String> SHIFTS = Set.of("SHL", "SHR", "SAR");
 
@@ -38,6 +45,10 @@ public final class Plausibility {
      *     before its data.</li>
      * <li>A form imported with a latency of a cycle or more keeps at least one: only a zero idiom or an eliminated
      *     move (imported at 0) has its result at once (the Skylake search once took {@code SHL r64, CL} to 0).</li>
+     * <li>A memory form of an integer ALU operation ({@link #isAluMemoryForm}) keeps its imported latency and the
+     *     imported cycles of its non-memory port groups: its operation is the register form's one-cycle micro-op,
+     *     its load and store the memory rules' (the Haswell search once gave {@code ADD m64, r64} two ALU cycles
+     *     and {@code CMP r32, m32} latency 12, standing in for memory effects the machine did not model).</li>
      * </ul>
      *
      * @param example     an instruction of the form (to see its operands), or null
@@ -69,6 +80,9 @@ public final class Plausibility {
             }
         }
         if (!defaultRow.ports().isEmpty() && row.ports().isEmpty()) {
+            return false;
+        }
+        if (isAluMemoryForm(form) && !aluPartAsImported(row, defaultRow, memoryPorts)) {
             return false;
         }
         return example == null || !loads(example) || row.latency() >= Math.min(loadLatency, defaultRow.latency());
@@ -111,6 +125,42 @@ public final class Plausibility {
             boolean memory = operand.startsWith("m") && !parts[0].equals("LEA");
             if (memory || operand.startsWith("xmm") || operand.startsWith("ymm") || operand.startsWith("zmm")
                     || operand.startsWith("k") || operand.startsWith("mm")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code form} is a memory form of an integer ALU operation ({@code ADD m64, i8}, {@code SUB r64, m64}). */
+    public static boolean isAluMemoryForm(String form) {
+        String[] parts = form.split(" ", 2);
+        if (parts.length < 2 || !ALU_OPERATIONS.contains(parts[0])) {
+            return false;
+        }
+        boolean memory = false;
+        for (String operand : parts[1].split(", ")) {
+            memory |= operand.matches("m\\d+");
+            if (operand.startsWith("xmm") || operand.startsWith("ymm") || operand.startsWith("zmm")
+                    || operand.startsWith("k") || operand.startsWith("mm")) {
+                return false;
+            }
+        }
+        return memory;
+    }
+
+    /**
+     * Whether {@code row} has {@code defaultRow}'s latency and the same cycles in every port group that is not made
+     * of memory ports only ({@code memoryPorts}; all groups when empty).
+     */
+    static boolean aluPartAsImported(InstructionParams row, InstructionParams defaultRow, String memoryPorts) {
+        if (row.latency() != defaultRow.latency()) {
+            return false;
+        }
+        java.util.Set<String> groups = new java.util.TreeSet<>(row.ports().keySet());
+        groups.addAll(defaultRow.ports().keySet());
+        for (String g : groups) {
+            boolean memoryOnly = !memoryPorts.isEmpty() && g.chars().allMatch(c -> memoryPorts.indexOf(c) >= 0);
+            if (!memoryOnly && !row.ports().getOrDefault(g, 0).equals(defaultRow.ports().getOrDefault(g, 0))) {
                 return false;
             }
         }

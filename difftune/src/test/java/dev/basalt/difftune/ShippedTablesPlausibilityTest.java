@@ -62,6 +62,37 @@ class ShippedTablesPlausibilityTest {
         }
     }
 
+    /**
+     * A memory form of an integer ALU operation keeps its imported latency and ALU port cycles (its operation is the
+     * register form's one cycle; the memory micro-ops come from the operands).
+     */
+    @Test
+    void aluMemoryFormsKeepTheirOperation() {
+        List<String> wrong = new ArrayList<>();
+        int[] checked = {0};
+        for (Microarchitecture m : Microarchitecture.measured()) {
+            SimulatorParams tuned = SimulatorParams.tuned(m).orElse(null);
+            SimulatorParams imported = SimulatorParams.imported(m).orElse(null);
+            if (tuned == null || imported == null) {
+                continue;
+            }
+            dev.basalt.simulator.CoreParams core = tuned.core();
+            String memoryPorts = core.loadPorts().isEmpty() ? ""
+                    : core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts();
+            tuned.forms().forEach((form, row) -> {
+                InstructionParams before = imported.forms().get(form);
+                if (before != null && Plausibility.isAluMemoryForm(form)) {
+                    checked[0]++;
+                    if (!Plausibility.aluPartAsImported(row, before, memoryPorts)) {
+                        wrong.add(m + " " + form + ": " + before + " -> " + row);
+                    }
+                }
+            });
+        }
+        assertTrue(checked[0] > 100, "only " + checked[0] + " forms checked");
+        assertEquals(List.of(), wrong);
+    }
+
     @Test
     void noTunedFormLostAllItsPorts() {
         forEachTunedRow((m, form, before, row) -> {
