@@ -94,6 +94,32 @@ final class BhiveMemory {
     }
 
     /**
+     * Where each instruction's memory moves in BHive's harness, for the translation of its pages
+     * ({@link Translation}): per instruction, {address in the third run (iteration 2), bytes it moves an iteration}
+     * of its first memory operand whose address moves, or null; null as a whole when nothing moves (most blocks:
+     * their pages are the same every iteration).
+     */
+    static long[][] movingAddresses(Program prog) {
+        if (!prog.mayMove()) {
+            return null; // no address register written in the block: nothing to run for
+        }
+        prog.addresses();
+        long[][] out = null;
+        for (int i = 0; i < prog.n; i++) {
+            for (int a = prog.firstAccess[i]; a < prog.firstAccess[i + 1]; a++) {
+                if (prog.moving[a] != 0) {
+                    if (out == null) {
+                        out = new long[prog.n][];
+                    }
+                    out[i] = new long[] {prog.movingFrom[a], prog.moving[a]};
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
      * Each instruction's page offset (0..4095) of the memory it loads, when it loads from one known address; -1
      * otherwise (no load, several, or an address that changes between iterations).
      */
@@ -164,6 +190,11 @@ final class BhiveMemory {
                             // Known in both runs with the same value, or not known.
                             address[a] = access[k].address(base == secondBase[a] ? base : UNKNOWN,
                                     index == secondIndex[a] ? index : UNKNOWN);
+                            long thirdRun = access[k].address(base, index);
+                            long secondRun = access[k].address(secondBase[a], secondIndex[a]);
+                            prog.moving[a] = thirdRun != UNKNOWN && secondRun != UNKNOWN && !access[k].hidden
+                                    ? thirdRun - secondRun : 0;
+                            prog.movingFrom[a] = thirdRun;
                             if (address[a] == UNKNOWN) {
                                 // Moving by a multiple of the page from one iteration to the next (p += stride, the
                                 // stride a register holding 0x2324000): another virtual page every iteration, the
@@ -568,11 +599,17 @@ final class BhiveMemory {
         final int[] firstAccess;
         private long[] addresses; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
         private long[] strides;
+        // Per memory operand: how far its address moves from the second run to the third (0: it does not, or is
+        // not known in both), and where it is in the third.
+        private long[] moving;
+        private long[] movingFrom;
 
         /** Every memory operand's address ({@link #addressesOf}), computed on first use. Not thread-safe. */
         long[] addresses() {
             if (addresses == null) {
                 strides = new long[firstAccess[n]];
+                moving = new long[firstAccess[n]];
+                movingFrom = new long[firstAccess[n]];
                 addresses = addressesOf(this, strides);
             }
             return addresses;
@@ -602,6 +639,24 @@ final class BhiveMemory {
             for (int i = 0; i < n; i++) {
                 firstAccess[i + 1] = firstAccess[i] + steps[i].access().length;
             }
+        }
+
+        /** Whether a register some memory operand's address is made of is written in the block (rsp by push too). */
+        boolean mayMove() {
+            int written = 0;
+            int used = 0;
+            for (Step step : steps) {
+                for (int slot : step.writes()) {
+                    written |= 1 << slot;
+                }
+                if (step.stackDelta() != 0) {
+                    written |= 1 << RSP;
+                }
+                for (Access a : step.access()) {
+                    used |= (a.base() >= 0 ? 1 << a.base() : 0) | (a.index() >= 0 ? 1 << a.index() : 0);
+                }
+            }
+            return (written & used) != 0;
         }
 
         /** How instruction {@code i}'s followed register gets its value, or null when unknown. */

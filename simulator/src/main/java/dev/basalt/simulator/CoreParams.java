@@ -58,6 +58,12 @@ import java.util.Map;
  *                              on), when the registers that address both depend on are not written in the block
  *                              (the file matches a store and a load by base register and displacement; implicit
  *                              stack-pointer updates do not count). Otherwise {@code storeForwardLatency} applies.
+ * @param pageWalkCycles        cycles from the first access to a page missing from the first-level data TLB until
+ *                              its translation is there, for memory that moves to a new page every so many
+ *                              iterations ({@link Translation}; in BHive's harness a moving stack): until then loads
+ *                              of the page are looked up in the second-level TLB, one a cycle, and stores translated
+ *                              in its first half are replayed (0: no such rule; null, absent from a table: the CPU's
+ *                              {@link #defaults}, when the table is read)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -71,7 +77,26 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // they were before it existed.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
-                         boolean memoryRenaming) {
+                         boolean memoryRenaming,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when 0 (off).
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         Integer pageWalkCycles) {
+
+    /** Parameters without the page-walk rule (AMD, and tables written before it existed). */
+    public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
+                      int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
+                      int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
+                      int storeForwardLatency, Unlamination unlamination, String loadPorts, String storeAddressPorts,
+                      String storeDataPorts, String slowLeaPorts, int slowLeaLatency, int storeForwardFailPenalty,
+                      int lockCycles, boolean cacheBanks, List<String> falseOutputDependencies, LoopFrontEnd loop,
+                      Dividers dividers, Fences fences, boolean memoryRenaming) {
+        this(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops, msSwitchCycles,
+                msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
+                moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
+                slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
+                loop, dividers, fences, memoryRenaming, null);
+    }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
     public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
@@ -214,12 +239,21 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return with(loop, dividers, fences);
     }
 
+    /** These parameters with another page-walk time. */
+    public CoreParams withPageWalkCycles(Integer cycles) {
+        return with(loop, dividers, fences, cycles);
+    }
+
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
+        return with(loop, dividers, fences, pageWalkCycles);
+    }
+
+    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming);
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles);
     }
 
     /**
@@ -228,6 +262,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * with no unlamination.
      */
     public static CoreParams defaults(String mcpu) {
+        CoreParams c = defaultsWithoutPageWalks(mcpu);
+        // 16 cycles: set from BHive's stride series on the train split (six pops or pushes, the stack moving
+        // 72 to 13,000 bytes an iteration; Translation), the same on the three Intel cores. AMD: not measured.
+        return c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
+    }
+
+    private static CoreParams defaultsWithoutPageWalks(String mcpu) {
         return switch (mcpu) {
             case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
                     4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),

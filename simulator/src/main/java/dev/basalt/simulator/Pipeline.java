@@ -57,6 +57,8 @@ final class Pipeline extends BlockFacts {
     final int[] loadOffset;
     final int[] cycleLoads = new int[4];
     int cycleLoadCount;
+    // Memory moving to new pages every iteration (BHive's harness): their translation, or null (most blocks).
+    final Translation translation;
     // Load+operation instructions and stores execute in two steps ({@link BlockFacts#twoStep}): the address
     // micro-ops — loads, store address — (demand[i][split[i]..]) when the address is ready, the rest
     // (demand[i][..split[i]]: the operation, the store data) when the loaded data and the other sources are;
@@ -204,6 +206,8 @@ final class Pipeline extends BlockFacts {
         int slots = Integer.highestOneBit(Math.max(16, core.instructionQueue() + core.uopQueue() + params.robSize()
                 + core.predecodeWidth() + 4 * n + 8) * 2 - 1);
         this.mask = slots - 1;
+        this.translation = options.memoryDependencies() && options.harnessMemory(loop) ? Translation.of(
+                BhiveMemory.movingAddresses(memory), n, core.pageWalkCycles() == null ? 0 : core.pageWalkCycles(), slots) : null;
         Scratch room = scratch.fit(slots, maxDemand, portCount * options.iterations());
         this.predecoded = room.predecoded;
         this.decoded = room.decoded;

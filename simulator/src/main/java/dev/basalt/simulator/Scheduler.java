@@ -54,9 +54,12 @@ final class Scheduler {
             }
             int i = pl.insnOf[at];
             if (pl.twoStep[i] && pl.loadDone[at] == Long.MAX_VALUE) {
-                if (ready(j, i, true) && bankFree(i)
+                if (ready(j, i, true) && bankFree(i) && (pl.translation == null || pl.translation.free(j, i, now))
                         && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
                     loaded(i);
+                    if (pl.translation != null) {
+                        pl.translation.access(j, i, now);
+                    }
                     pl.loadDone[at] = pl.forwarded[at] != Long.MIN_VALUE ? Math.max(pl.now, pl.forwarded[at])
                             : pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1);
                     pl.notBefore[at] = 0; // the next step has other sources
@@ -69,9 +72,17 @@ final class Scheduler {
                 soonest = Math.min(soonest, wake[at]);
                 scheduler[keep++] = j;
             } else if (ready(j, i, false) && (pl.eliminated[at] || (pl.twoStep[i] || !pl.loading[i] || bankFree(i))
+                    && (pl.translation == null || pl.twoStep[i] || pl.translation.free(j, i, now))
                     && takePorts(j, i, 0, pl.split[i], pl.opPart[i]))) {
                 if (!pl.twoStep[i] && pl.loading[i]) {
                     loaded(i);
+                }
+                if (pl.translation != null && !pl.eliminated[at]) {
+                    if (!pl.twoStep[i]) {
+                        pl.translation.access(j, i, now);
+                    } else if (pl.storing[i] && pl.translation.replay(j)) {
+                        holdPorts(j, 0, pl.split[i]); // the store's data is written again once translated
+                    }
                 }
                 pl.issued[at] = pl.now;
                 pl.done[at] = pl.eliminated[at] ? pl.now : pl.twoStep[i] && pl.loading[i]
@@ -306,6 +317,34 @@ final class Scheduler {
             }
         }
         return true;
+    }
+
+    /** Holds the ports of micro-ops {@code from..to} of instance {@code j}, just taken, one cycle more. */
+    private void holdPorts(int j, int from, int to) {
+        Pipeline pl = this.pl;
+        int iteration = pl.iterOf[j & pl.mask];
+        if (!pl.options.issueTimePorts()) {
+            for (int p = 0; p < pl.portCount; p++) {
+                if (pl.taken[p] > 0) {
+                    pl.portFree[p]++;
+                    pl.portUse[p]++;
+                    pl.portBusy[iteration * pl.portCount + p]++;
+                }
+            }
+            return;
+        }
+        int[] d = pl.demand[pl.insnOf[j & pl.mask]];
+        int base = (j & pl.mask) * pl.maxDemand;
+        for (int k = from; k < to; k++) {
+            int port = pl.bound[base + k];
+            if (d[k] < 0) {
+                k++; // a divider holds its port its own cycles
+                continue;
+            }
+            pl.portFree[port]++;
+            pl.portUse[port]++;
+            pl.portBusy[iteration * pl.portCount + port]++;
+        }
     }
 
     /** Adds the port cycles just taken ({@code taken}) to instance {@code j}'s iteration's statistics. */

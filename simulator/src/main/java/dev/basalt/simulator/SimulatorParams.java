@@ -72,6 +72,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.fences().hasNone()) { // likewise fences' cycles
             core = core.withFences(CoreParams.defaults(mcpu).fences());
         }
+        if (core.pageWalkCycles() == null) { // and the page walks
+            core = core.withPageWalkCycles(CoreParams.defaults(mcpu).pageWalkCycles());
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }

@@ -71,13 +71,21 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         int[] chosen = new int[edges]; // the graph's edges that are sources, in graph order
         int count = 0;
         boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
+        int[] explicit = options.stackEngine() ? explicitStackWriters(block, stackOp) : null;
         for (int e = 0; e < edges; e++) {
             DependencyKind kind = g.kind(e);
             if (kind == DependencyKind.RAW) {
                 Resource r = g.resource(e);
-                if (r.kind() == Resource.Kind.MEMORY && !options.memoryDependencies()
-                        || options.stackEngine() && stackOp[g.producer(e)] && r.name().equals("rsp")) {
+                if (r.kind() == Resource.Kind.MEMORY && !options.memoryDependencies()) {
                     continue;
+                }
+                if (options.stackEngine() && stackOp[g.producer(e)] && r.name().equals("rsp")) {
+                    // The engine absorbs the stack op's update, not the last explicit write before it: rsp is that
+                    // write's value plus the engine's offset (`lea rsp, [rbp-40]; pop rbx; pop r12`: both pops wait
+                    // for the lea). The edge is taken from the explicit writer instead (-1: none in the block).
+                    if (explicit[g.consumer(e)] < 0) {
+                        continue;
+                    }
                 }
             } else if (!(kind == DependencyKind.WAW && falseDeps && g.resource(e).kind() == Resource.Kind.REGISTER
                     && falseOutput.contains(block.instruction(g.consumer(e)).mnemonic()))) {
@@ -98,8 +106,14 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             int consumer = g.consumer(e);
             Resource r = g.resource(e);
             int at = fill[consumer]++;
-            prod[2 * at] = g.producer(e);
-            prod[2 * at + 1] = g.loopCarried(e) ? 1 : 0;
+            int producer = g.producer(e);
+            boolean carried = g.loopCarried(e);
+            if (explicit != null && stackOp[producer] && r.name().equals("rsp") && g.kind(e) == DependencyKind.RAW) {
+                producer = explicit[consumer];
+                carried = producer >= consumer;
+            }
+            prod[2 * at] = producer;
+            prod[2 * at + 1] = carried ? 1 : 0;
             memory[at] = r.kind() == Resource.Kind.MEMORY;
             address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
         }
@@ -112,6 +126,26 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                 : graph;
     }
 
+
+    /**
+     * For each instruction, the last instruction before it (cyclically: the block repeats) that writes rsp other
+     * than through the stack engine, or -1 when none does.
+     */
+    private static int[] explicitStackWriters(BasicBlock block, boolean[] stackOp) {
+        int n = block.size();
+        int[] writer = new int[n];
+        Arrays.fill(writer, -1);
+        int last = -1;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                writer[i] = last;
+                if (!stackOp[i] && InstructionShape.writesStackPointer(block.instruction(i))) {
+                    last = i;
+                }
+            }
+        }
+        return writer;
+    }
 
     /** Whether {@code insn} reads register {@code name} (an enclosing register) as a memory operand's base or index. */
     private static boolean readsAsAddress(Instruction insn, String name) {
