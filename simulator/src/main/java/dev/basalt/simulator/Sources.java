@@ -71,7 +71,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         int[] chosen = new int[edges]; // the graph's edges that are sources, in graph order
         int count = 0;
         boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
-        int[] explicit = options.stackEngine() ? explicitStackWriters(block, stackOp) : null;
+        int[] explicit = options.stackEngine() && any(stackOp) ? explicitStackWriters(block, stackOp) : null;
         for (int e = 0; e < edges; e++) {
             DependencyKind kind = g.kind(e);
             if (kind == DependencyKind.RAW) {
@@ -83,7 +83,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                     // The engine absorbs the stack op's update, not the last explicit write before it: rsp is that
                     // write's value plus the engine's offset (`lea rsp, [rbp-40]; pop rbx; pop r12`: both pops wait
                     // for the lea). The edge is taken from the explicit writer instead (-1: none in the block).
-                    if (explicit[g.consumer(e)] < 0) {
+                    if (explicit == null || explicit[g.consumer(e)] < 0) {
                         continue;
                     }
                 }
@@ -126,6 +126,15 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                 : graph;
     }
 
+
+    private static boolean any(boolean[] flags) {
+        for (boolean f : flags) {
+            if (f) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /**
      * For each instruction, the last instruction before it (cyclically: the block repeats) that writes rsp other
