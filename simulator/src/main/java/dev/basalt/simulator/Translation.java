@@ -30,7 +30,9 @@ final class Translation {
     private final Map<Long, Long> ready; // page → first cycle its translation is in the first-level TLB
     private long lookupFree; // the first cycle the second-level TLB takes another lookup
     private final boolean[] replayed; // per pipeline slot: whether the store instance is replayed
-    private final long[] lastPage; // per instruction: the page it last found translated, and since when
+    // Per instruction: the iterations on the page it last found translated, and since when it is.
+    private final long[] lastFrom;
+    private final long[] lastTo;
     private final long[] lastReady;
 
     private Translation(long[][] moving, int n, int walkCycles, int slots) {
@@ -38,9 +40,10 @@ final class Translation {
         this.n = n;
         this.walkCycles = walkCycles;
         this.replayed = new boolean[slots];
-        this.lastPage = new long[moving.length];
+        this.lastFrom = new long[moving.length];
+        this.lastTo = new long[moving.length];
         this.lastReady = new long[moving.length];
-        java.util.Arrays.fill(lastPage, Long.MIN_VALUE);
+        java.util.Arrays.fill(lastFrom, Long.MAX_VALUE); // nothing remembered yet
         this.ready = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
@@ -92,17 +95,36 @@ final class Translation {
         if (moving[i] == null) {
             return false;
         }
-        long page = page(j, i);
-        if (page == lastPage[i] && lastReady[i] <= now) {
-            return false; // the common case: the page this instruction last found translated
+        int k = j / n;
+        if (k >= lastFrom[i] && k <= lastTo[i] && lastReady[i] <= now) {
+            return false; // the common case: an iteration on the page this instruction last found translated
         }
+        long page = page(j, i);
         Long at = ready.get(page);
         if (at != null && at <= now) {
-            lastPage[i] = page;
-            lastReady[i] = at;
+            remember(i, page, at);
             return false;
         }
         return true;
+    }
+
+    /** Remembers that instruction {@code i}'s page {@code page} is translated from {@code at}, and its iterations. */
+    private void remember(int i, long page, long at) {
+        long[] m = moving[i];
+        long low = page * 4096 - m[0]; // (k - 2) * stride must lie in [low, low + 4095]
+        long high = low + 4095;
+        long from;
+        long to;
+        if (m[1] > 0) {
+            from = -Math.floorDiv(-low, m[1]) + 2;
+            to = Math.floorDiv(high, m[1]) + 2;
+        } else {
+            from = -Math.floorDiv(high, -m[1]) + 2;
+            to = Math.floorDiv(-low, -m[1]) + 2;
+        }
+        lastFrom[i] = from;
+        lastTo[i] = to;
+        lastReady[i] = at;
     }
 
     private long page(int j, int i) {
