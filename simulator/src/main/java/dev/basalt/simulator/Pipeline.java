@@ -190,15 +190,9 @@ final class Pipeline extends BlockFacts {
         this.loadOffset = core.cacheBanks() && options.memoryDependencies() && options.harnessMemory(loop)
                 ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
+        int[] writers = Sources.any(stackSync) ? Sources.explicitStackWriters(block, stackOp) : null;
         for (int i = 0; i < n; i++) {
-            syncProducer[i] = -1;
-            for (int back = 1; back <= n && stackSync[i]; back++) {
-                int q = ((i - back) % n + n) % n;
-                if (!stackOp[q] && facts[q].writesStackPointer()) {
-                    syncProducer[i] = q;
-                    break;
-                }
-            }
+            syncProducer[i] = stackSync[i] ? writers[i] : -1;
         }
         // Per-instance state lives in rings of `window` slots (instance j in slot j & mask): enough for every
         // instance in flight (instruction queue, micro-op queue, reorder buffer) and the two iterations of
@@ -206,8 +200,9 @@ final class Pipeline extends BlockFacts {
         int slots = Integer.highestOneBit(Math.max(16, core.instructionQueue() + core.uopQueue() + params.robSize()
                 + core.predecodeWidth() + 4 * n + 8) * 2 - 1);
         this.mask = slots - 1;
-        this.translation = options.memoryDependencies() && options.harnessMemory(loop) ? Translation.of(
-                BhiveMemory.movingAddresses(memory), n, core.pageWalkCycles() == null ? 0 : core.pageWalkCycles(), slots) : null;
+        int walk = core.pageWalkCycles() == null ? 0 : core.pageWalkCycles();
+        this.translation = options.memoryDependencies() && options.harnessMemory(loop)
+                ? Translation.of(BhiveMemory.movingAddresses(memory), n, walk, slots) : null;
         Scratch room = scratch.fit(slots, maxDemand, portCount * options.iterations());
         this.predecoded = room.predecoded;
         this.decoded = room.decoded;

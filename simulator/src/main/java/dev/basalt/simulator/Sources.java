@@ -127,7 +127,8 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
     }
 
 
-    private static boolean any(boolean[] flags) {
+    /** Whether any flag is set. */
+    static boolean any(boolean[] flags) {
         for (boolean f : flags) {
             if (f) {
                 return true;
@@ -138,9 +139,10 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
 
     /**
      * For each instruction, the last instruction before it (cyclically: the block repeats) that writes rsp other
-     * than through the stack engine, or -1 when none does.
+     * than through the stack engine, or -1 when none does: the value the engine adds its offset to (the stack
+     * operations' rsp source here, the sync micro-op's in {@link Pipeline}).
      */
-    private static int[] explicitStackWriters(BasicBlock block, boolean[] stackOp) {
+    static int[] explicitStackWriters(BasicBlock block, boolean[] stackOp) {
         int n = block.size();
         int[] writer = new int[n];
         Arrays.fill(writer, -1);
