@@ -177,13 +177,24 @@ final class BhiveMemory {
         long[] value = new long[16];
         for (int round = 0; round < 4; round++) {
             int known = harness(value);
-            for (int run = 0; run < 3; run++) {
+            boolean anyMoving = false;
+            for (int run = 0; run < 4; run++) {
+                if (run == 3 && !anyMoving) {
+                    break; // a fourth run only checks that moving addresses keep their stride
+                }
                 for (int i = 0; i < n; i++) {
                     Access[] access = prog.steps[i].access();
                     for (int k = 0, a = prog.firstAccess[i]; run > 0 && k < access.length; k++, a++) {
                         long base = register(access[k].base, value, known);
                         long index = register(access[k].index, value, known);
-                        if (run == 1) {
+                        if (run == 3) {
+                            // Moving for good only by the same stride again: a value loaded from the page can
+                            // move an address once and then settle (eax = [rax + 36] - 117 lands on one offset).
+                            if (prog.moving[a] != 0
+                                    && access[k].address(base, index) - prog.movingFrom[a] != prog.moving[a]) {
+                                prog.moving[a] = 0;
+                            }
+                        } else if (run == 1) {
                             secondBase[a] = base;
                             secondIndex[a] = index;
                         } else {
@@ -195,6 +206,7 @@ final class BhiveMemory {
                             prog.moving[a] = thirdRun != UNKNOWN && secondRun != UNKNOWN && !access[k].hidden
                                     ? thirdRun - secondRun : 0;
                             prog.movingFrom[a] = thirdRun;
+                            anyMoving |= prog.moving[a] != 0;
                             if (address[a] == UNKNOWN) {
                                 // Moving by a multiple of the page from one iteration to the next (p += stride, the
                                 // stride a register holding 0x2324000): another virtual page every iteration, the
@@ -362,14 +374,36 @@ final class BhiveMemory {
         }
     }
 
-    /** {@code mov} of 4 or 8 bytes from a known address no store of the block writes: the page's filling. */
-    private record Load(Access m, int bytes, long mask) implements Follow {
+    /** {@code movzx}/{@code movsx}/{@code movsxd} of a register's low {@code bits} (from bit {@code shift}). */
+    private record Extend(int from, int shift, int bits, boolean signed, long mask) implements Follow {
+        public long value(long[] value, int known, long[] stored) {
+            if ((known & (1 << from)) == 0) {
+                return UNKNOWN;
+            }
+            long v = value[from] >>> shift << (64 - bits);
+            return (signed ? v >> (64 - bits) : v >>> (64 - bits)) & mask;
+        }
+    }
+
+    /**
+     * {@code mov} of 4 or 8 bytes, or {@code movzx}/{@code movsx}/{@code movsxd} of 1, 2 or 4 ({@code signed}: sign-
+     * extended), from a known address no store of the block writes: the page's filling.
+     */
+    private record Load(Access m, int bytes, long mask, boolean signed) implements Follow {
+        Load(Access m, int bytes, long mask) {
+            this(m, bytes, mask, false);
+        }
+
         public long value(long[] value, int known, long[] stored) {
             long a = m.address(value, known);
             if (a == UNKNOWN || storedBy(stored, a & 4095, m.sizeBits() / 8)) {
                 return UNKNOWN;
             }
-            return filling(a & 4095, bytes) & mask;
+            long v = filling(a & 4095, bytes);
+            if (signed && bytes < 8) {
+                v = v << (64 - 8 * bytes) >> (64 - 8 * bytes);
+            }
+            return v & mask;
         }
     }
 
@@ -528,7 +562,9 @@ final class BhiveMemory {
             boolean sum = (mnemonic.equals("add") || mnemonic.equals("sub")) && visibleOps.size() == 2
                     && (visibleOps.get(1) instanceof Operand.RegisterOperand
                     || visibleOps.get(1) instanceof Operand.ImmediateOperand);
-            if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero && !sum) {
+            boolean extending = mnemonic.equals("movzx") || mnemonic.equals("movsx") || mnemonic.equals("movsxd");
+            if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero && !sum
+                    && !extending) {
                 // the common case: an instruction whose result we do not follow
                 return new Step(writes, -1, null, stackDelta, access, visible, load, store);
             }
@@ -570,6 +606,18 @@ final class BhiveMemory {
                     follow = new Constant(imm.value() & mask);
                 } else if (src instanceof Operand.MemoryOperand m && m.sizeBits() >= 32) {
                     follow = new Load(Access.of(m), width / 8, mask);
+                }
+            } else if (extending) {
+                // a table's entry loaded and extended: a jump table's offset added to its base moves the base by
+                // the filling (0x2324000) every iteration, onto another page
+                boolean signed = !mnemonic.equals("movzx");
+                if (src instanceof Operand.MemoryOperand m && m.sizeBits() < width) {
+                    follow = new Load(Access.of(m), m.sizeBits() / 8, mask, signed);
+                } else if (src instanceof Operand.RegisterOperand r && slot(r.register()) >= 0
+                        && r.register().widthBits() < width) {
+                    String name = r.register().name();
+                    boolean high = name.length() == 2 && name.charAt(1) == 'h'; // ah, bh, ch, dh: bits 8-15
+                    follow = new Extend(slot(r.register()), high ? 8 : 0, r.register().widthBits(), signed, mask);
                 }
             } else if (sum) {
                 // add/sub of a register or an immediate: followed so that a pointer stepping by a register that holds

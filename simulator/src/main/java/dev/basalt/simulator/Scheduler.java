@@ -57,11 +57,9 @@ final class Scheduler {
                 if (ready(j, i, true) && bankFree(i) && (pl.translation == null || pl.translation.free(j, i, now))
                         && takePorts(j, i, pl.split[i], pl.demand[i].length, pl.loadPart[i])) {
                     loaded(i);
-                    if (pl.translation != null) {
-                        pl.translation.access(j, i, now);
-                    }
-                    pl.loadDone[at] = pl.forwarded[at] != Long.MIN_VALUE ? Math.max(pl.now, pl.forwarded[at])
-                            : pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1);
+                    long walk = pl.translation == null ? 0 : pl.translation.access(j, i, now);
+                    pl.loadDone[at] = (pl.forwarded[at] != Long.MIN_VALUE ? Math.max(pl.now, pl.forwarded[at])
+                            : pl.now + (pl.loading[i] ? pl.loadLatency[i] : 1)) + (pl.loading[i] ? walk : 0);
                     pl.notBefore[at] = 0; // the next step has other sources
                     pl.blocker[at] = -1;
                     pl.sourcesReady[at] = false;
@@ -77,9 +75,11 @@ final class Scheduler {
                 if (!pl.twoStep[i] && pl.loading[i]) {
                     loaded(i);
                 }
+                long walk = 0;
                 if (pl.translation != null && !pl.eliminated[at]) {
                     if (!pl.twoStep[i]) {
-                        pl.translation.access(j, i, now);
+                        long w = pl.translation.access(j, i, now);
+                        walk = pl.loading[i] ? w : 0;
                     } else if (pl.storing[i] && pl.translation.replay(j)) {
                         holdPorts(j, 0, pl.split[i]); // the store's data is written again once translated
                     }
@@ -89,6 +89,7 @@ final class Scheduler {
                         ? pl.now + pl.opLatency[i] : pl.forwarded[at] != Long.MIN_VALUE
                         ? Math.max(pl.now, pl.forwarded[at] + pl.latency[i] - pl.simulator.params().loadLatency())
                         : pl.now + pl.latency[i];
+                pl.done[at] += walk;
                 if (!pl.eliminated[at]) {
                     pl.schedUops -= pl.unfused[i];
                 }

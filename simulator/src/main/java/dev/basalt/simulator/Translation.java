@@ -67,13 +67,16 @@ final class Translation {
 
     /**
      * Instance {@code j} (instruction {@code i}) accesses memory in cycle {@code now}: through the second-level TLB
-     * when its page is not translated yet, the first access starting the walk.
+     * when its page is not translated yet, the first access starting the walk. Returns the cycles its data comes
+     * later than from a translated page: until the walk's half-way point, when the second-level TLB answers, the
+     * physical address is not known (a load whose address depends on the previous iteration's — a jump table's
+     * offset added to its base — pays it every iteration).
      */
-    void access(int j, int i, long now) {
+    long access(int j, int i, long now) {
         int slot = j & (replayed.length - 1);
         if (!pending(j, i, now)) {
             replayed[slot] = false;
-            return;
+            return 0;
         }
         long page = page(j, i);
         Long at = ready.get(page);
@@ -82,8 +85,12 @@ final class Translation {
             ready.put(page, at);
         }
         // A store is replayed when it misses in the walk's first half, before the second-level TLB has answered.
-        replayed[slot] = at - walkCycles / 2 > now;
+        long answered = at - walkCycles / 2;
+        replayed[slot] = answered > now;
         lookupFree = now + 1;
+        // Only where every iteration meets a new page: a smaller stride meets one every few iterations, its
+        // delay spread over them, which a run of the simulator's length would see as noise in its window.
+        return Math.abs(moving[i][1]) >= 4096 ? Math.max(0, answered - now) : 0;
     }
 
     /** Whether store instance {@code j}, writing its data, is replayed (its address missed early in the walk). */
