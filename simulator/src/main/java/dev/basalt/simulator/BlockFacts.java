@@ -68,6 +68,7 @@ class BlockFacts {
     final boolean[] memorySource;
     final boolean[] stableAddress; // its memory operand's registers are not written in the block (memory renaming)
     final boolean[] addressSource;
+    final boolean[] mergeSource; // per source: a conditional move's old destination, read by its last micro-op
     final boolean[] partialSource; // a store→load source whose store does not contain the load
     final Map<String, Simulator.RowSource> fallbacks; // forms the table has no row of, in block order
     final BhiveMemory.Program memory; // the block compiled for BHive's harness values
@@ -234,6 +235,7 @@ class BlockFacts {
         this.producers = src.producers();
         this.memorySource = src.memory();
         this.addressSource = src.address();
+        this.mergeSource = src.merge();
         this.partialSource = src.partial();
         this.stableAddress = stableAddresses(block);
         // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in

@@ -792,8 +792,9 @@ public final class Bounds {
             return arrive + (p.twoStep[v] ? loadStep + opLatency : lat);
         }
         if (p.twoStep[v]) {
-            return p.addressSource[k] ? loadStep + opLatency : opLatency;
+            return p.addressSource[k] ? loadStep + opLatency
+                    : opLatency - (p.mergeSource[k] ? MergeOperand.early(opLatency) : 0);
         }
-        return lat - p.readAdvance[v];
+        return lat - p.readAdvance[v] - (p.mergeSource[k] ? MergeOperand.early(lat) : 0);
     }
 }

@@ -185,7 +185,8 @@ final class Scheduler {
                     earliest = Math.max(earliest, p < pl.nextRetire ? pl.committed[p & pl.mask] : pl.now + 1);
                 }
             } else {
-                earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]));
+                earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]) - (pl.mergeSource[k]
+                        ? MergeOperand.early(pl.twoStep[i] ? pl.opLatency[i] : pl.latency[i]) : 0));
             }
         }
         if (!unknown && pl.stackSync[i] && pl.syncProducer[i] >= 0 && !(pl.twoStep[i] && !loadStep)) {

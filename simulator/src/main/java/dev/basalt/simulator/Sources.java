@@ -14,8 +14,9 @@ import java.util.Set;
  * What each instruction waits for: its producers, flattened. For instruction i, pairs (producer, loop-carried 0/1)
  * at {@code producers[2k], producers[2k+1]} for k in {@code start[i] .. start[i+1]}; whether that source is memory
  * (a store the load reads from) at {@code memory[k]}, whether it is a register the consumer reads as an address
- * (base or index of a memory operand) at {@code address[k]}, and whether it is a store that does not contain the
- * load at {@code partial[k]}.
+ * (base or index of a memory operand) at {@code address[k]}, whether it is a store that does not contain the
+ * load at {@code partial[k]}, and whether it is the old value of a conditional move's destination at
+ * {@code merge[k]} ({@link MergeOperand}: read by its last micro-op).
  *
  * <p>They come from the block's {@link dev.basalt.decoder.DependencyGraph} RAW edges (registers and flags, and,
  * when enabled, memory under the same-expression policy), loop-carried ones linking iteration <i>k−1</i> to
@@ -24,7 +25,8 @@ import java.util.Set;
  * memory ({@link Simulator.MemoryModel}), BHive's harness ({@link BhiveMemory}) adds its store→load sources. Both machines, the bounds, the critical path and the
  * tuner's surrogate read them from here.
  */
-public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial) {
+public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial,
+                      boolean[] merge) {
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
     public static Sources of(BasicBlock block, Simulator.Options options) {
@@ -100,6 +102,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         int[] prod = new int[2 * count];
         boolean[] memory = new boolean[count];
         boolean[] address = new boolean[count];
+        boolean[] merge = new boolean[count];
         int[] fill = Arrays.copyOf(prodCount, n);
         for (int c = 0; c < count; c++) {
             int e = chosen[c];
@@ -116,8 +119,10 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             prod[2 * at + 1] = carried ? 1 : 0;
             memory[at] = r.kind() == Resource.Kind.MEMORY;
             address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
+            merge[at] = g.kind(e) == DependencyKind.RAW && r.kind() == Resource.Kind.REGISTER
+                    && MergeOperand.isMerge(block.instruction(consumer), r.name());
         }
-        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count]);
+        Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count], merge);
         // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources — when
         // the options' memory model says harness memory for this block (a loop, by default, has distinct memory).
         return options.secondGeneration() && options.memoryDependencies()
@@ -182,11 +187,11 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         int n = block.size();
         int[] start = src.start();
         int[] prod = src.producers();
-        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial
+        List<int[]> all = new ArrayList<>(); // consumer, producer, loop-carried, memory, address, partial, merge
         for (int i = 0; i < n; i++) {
             for (int k = start[i]; k < start[i + 1]; k++) {
                 all.add(new int[] {i, prod[2 * k], prod[2 * k + 1], src.memory()[k] ? 1 : 0, src.address()[k] ? 1 : 0,
-                        0});
+                        0, src.merge()[k] ? 1 : 0});
             }
         }
         int given = all.size();
@@ -203,7 +208,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                 }
             }
             if (!known) {
-                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0});
+                all.add(new int[] {e.load(), e.store(), e.loopCarried() ? 1 : 0, 1, 0, e.partial() ? 1 : 0, 0});
             }
         }
         if (all.size() == given && !marked) {
@@ -215,6 +220,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         boolean[] memory = new boolean[all.size()];
         boolean[] address = new boolean[all.size()];
         boolean[] partial = new boolean[all.size()];
+        boolean[] merge = new boolean[all.size()];
         for (int k = 0; k < all.size(); k++) {
             int[] a = all.get(k);
             newStart[a[0] + 1]++;
@@ -223,10 +229,11 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             memory[k] = a[3] == 1;
             address[k] = a[4] == 1;
             partial[k] = a[5] == 1;
+            merge[k] = a[6] == 1;
         }
         for (int i = 0; i < n; i++) {
             newStart[i + 1] += newStart[i];
         }
-        return new Sources(newStart, newProd, memory, address, partial);
+        return new Sources(newStart, newProd, memory, address, partial, merge);
     }
 }

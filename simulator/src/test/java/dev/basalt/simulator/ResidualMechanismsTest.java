@@ -126,6 +126,26 @@ class ResidualMechanismsTest {
     }
 
     /**
+     * A two-micro-op conditional move (Haswell, Ivy Bridge: latency 2 in llvm-mca's rows) reads its destination's
+     * old value in its second micro-op ({@link MergeOperand}): {@code cmovne r12, rdx} chains through r12 at one
+     * cycle an iteration (two cycles without the rule; BHive measured {@code test rdx, rdx; cmovne r12, rdx} at
+     * 0.98 on both), while a chain through the sources, {@code cmovne rdx, r12; cmovne r12, rdx}, takes the row's
+     * latency twice: 4. Skylake's cmov is one micro-op of latency 1: 1 and 2.
+     */
+    @Test
+    void aConditionalMoveReadsItsDestinationInItsLastMicroOp() {
+        int[] sourceChain = {4, 2, 4};
+        for (int c = 0; c < CPUS.size(); c++) {
+            Microarchitecture cpu = CPUS.get(c);
+            Simulator sim = new Simulator(SimulatorParams.bundled(cpu));
+            assertEquals(1.0, sim.run(BasicBlock.fromHex("4c0f45e2"), Simulator.Options.defaults())
+                    .cyclesPerIteration(), 0.05, "cmovne r12, rdx on " + cpu.llvmName());
+            assertEquals(sourceChain[c], sim.run(BasicBlock.fromHex("490f45d44c0f45e2"), Simulator.Options.defaults())
+                    .cyclesPerIteration(), 0.05, "cmovne rdx, r12; cmovne r12, rdx on " + cpu.llvmName());
+        }
+    }
+
+    /**
      * {@code xor edx, edx; div rcx} and its 32-bit form: rax goes from one division to the next, so an iteration
      * takes the division's latency — on BHive's small operands the fast end of the CPU's range ({@link Dividers},
      * Agner Fog's tables: 64-bit 32/35/29 cycles, 32-bit 22/26/19 on Haswell/Skylake/Ivy Bridge), where llvm-mca's
