@@ -89,7 +89,7 @@ final class PredictCommand implements Callable<Integer> {
             return;
         }
         if (p.baseline() != 0) {
-            out.printf(Locale.ROOT, "    %+8.2f  baseline (analytical prior)%n", p.baseline());
+            out.printf(Locale.ROOT, "    %+8.2f  baseline (the model's prior)%n", p.baseline());
         }
         for (int j = 0; j < p.contributions().size(); j++) {
             out.printf(Locale.ROOT, "    %+8.2f  %4d: %s%n", p.contributions().get(j), block.instruction(j).offset(),

@@ -79,7 +79,8 @@ final class TrainCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--prior", paramLabel = "MODEL", description = "Analytical estimator whose prediction the "
-            + "network learns to correct, or 'none' for the plain network (default: bounds).")
+            + "network learns to correct, or 'none' for the plain network (default: the model's — simulator for granite, "
+            + "bounds for ithemal).")
     String prior;
 
     @Option(names = "--hybrid", negatable = true, description = "Also feed the network the prior's per-instruction "

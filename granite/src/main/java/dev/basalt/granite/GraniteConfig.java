@@ -85,18 +85,19 @@ public record GraniteConfig(int hidden, int steps, int mlpHidden, double learnin
 
     /**
      * The shipped model's settings: DESIGN.md §5 scaled to a 2-core CPU — 64 wide and 3 steps (128 × 4 took
-     * about 2.5 minutes an epoch here against 0.5) — with the analytical bounds as the prior, which make up for the
-     * width, and their per-instruction statistics as hybrid inputs (0.13–0.28 points of test MAPE better than
-     * without). The bounds are as accurate a prior as the cycle simulator at a tenth of its cost, paid on every CPU
-     * of the model by every prediction; what the simulator knows beyond them the network learns by pre-training
-     * on its predictions ({@code basalt train --pretrain}). The weights are averaged over the steps of the
-     * training on measurements (decay 0.99, about the last 100 steps, an epoch): the network's correction of the
-     * prior then varies less from block to block, and blocks of nearly the same throughput stay in order —
-     * without it the network ranked Haswell's test blocks worse than its own prior (Kendall τ 0.906 against
-     * 0.928) while halving the large errors.
+     * about 2.5 minutes an epoch here against 0.5) — with the cycle simulator (the tuned tables) as the prior and
+     * its per-instruction statistics as hybrid inputs. The prior was the analytical bounds while they were as
+     * accurate as the simulator at a tenth of its cost; once the simulator had mechanisms the bounds lack (page
+     * translation, the stack engine's sources, merges), the same network on the simulator reached 3.84 / 4.46 /
+     * 4.58% test MAPE where it reached 4.33 / 5.12 / 5.40% on the bounds (2026-11-28, the tables of then), at
+     * about a quarter of the bounds prior's speed. The weights are averaged over the steps of the training on
+     * measurements (decay 0.99, about the last 100 steps, an epoch): the network's correction of the prior then
+     * varies less from block to block, and blocks of nearly the same throughput stay in order — without it the
+     * network ranked Haswell's test blocks worse than its own prior (Kendall τ 0.906 against 0.928) while halving
+     * the large errors.
      */
     public static GraniteConfig defaults() {
-        return new GraniteConfig(64, 3, 2, 1e-3, 40, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "bounds", 0.5, 2,
+        return new GraniteConfig(64, 3, 2, 1e-3, 40, 2000, 5.0, 8, 42, MemoryPolicy.ALL_ALIAS, "simulator", 0.5, 2,
                 true, 0.99);
     }
 }

@@ -12,7 +12,7 @@ import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.InstructionParams;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.BoundsEstimator;
+import dev.basalt.simulator.SimulatorEstimator;
 import dev.basalt.simulator.SimulatorParams;
 import org.junit.jupiter.api.Test;
 
@@ -23,21 +23,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The shipped GRANITE model with its real prior (the {@code bounds} estimator, on the class path as a runtime
- * dependency): its baseline is the bounds' prediction, its per-instruction contributions add up to its
- * correction, and on the Haswell test split of the bundled sample it keeps the accuracy the README reports
- * (5.18% MAPE when shipped).
+ * The shipped GRANITE model with its real prior (the default configuration's, {@code simulator}, on the class path
+ * as a runtime dependency): its baseline is the prior's prediction, its per-instruction contributions add up to its
+ * correction, and on the Haswell test split of the bundled sample it keeps the accuracy the README reports.
  */
 class BundledGraniteModelTest {
 
     @Test
-    void bundledModelRunsOnItsBoundsPrior() throws IOException {
+    void bundledModelRunsOnItsPrior() throws IOException {
         List<LabelledBlock> test = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream()
                 .filter(b -> SplitScheme.defaults().of(b) == Split.TEST).toList();
         List<BasicBlock> blocks = test.stream().map(LabelledBlock::block).toList();
-        ThroughputEstimator prior = Estimators.load("bounds");
+        String name = GraniteConfig.defaults().prior();
+        ThroughputEstimator prior = Estimators.load(name);
         try (GraniteModel model = GraniteModel.bundled()) {
-            assertEquals("bounds", model.config().prior());
+            assertEquals(name, model.config().prior());
             List<Prediction> p = model.predictAll(blocks, Microarchitecture.HASWELL);
             List<Prediction> base = prior.predictAll(blocks, Microarchitecture.HASWELL);
             for (int i = 0; i < blocks.size(); i++) {
@@ -73,7 +73,9 @@ class BundledGraniteModelTest {
             int ran = ((Number) p.detail("epochs").orElseThrow()).intValue();
             assertTrue(ran > model.config().patience() && ran <= model.config().epochs(), "epochs run: " + ran);
             // Trained on today's tuned tables: pinned by their fingerprint, and nothing to warn about.
-            assertEquals(Estimators.load("bounds").fingerprint(model.cpus()).orElseThrow(), p.prior().fingerprint());
+            String name = GraniteConfig.defaults().prior();
+            assertEquals(name, model.config().prior());
+            assertEquals(Estimators.load(name).fingerprint(model.cpus()).orElseThrow(), p.prior().fingerprint());
             assertEquals(List.of(), model.warnings());
             // One latency changed in one CPU's table is a different prior.
             java.util.Map<Microarchitecture, SimulatorParams> tables = new java.util.TreeMap<>();
@@ -86,9 +88,9 @@ class BundledGraniteModelTest {
             tables.put(Microarchitecture.HASWELL, new SimulatorParams(hsw.mcpu(), hsw.dispatchWidth(), hsw.robSize(),
                     hsw.schedulerSize(), hsw.loadLatency(), hsw.ports(), forms, hsw.mnemonics(), hsw.generic(),
                     hsw.provenance()));
-            List<String> warnings = dev.basalt.training.Priors.check(p, "bounds",
-                    new BoundsEstimator("bounds", tables, Simulator.Options.defaults()), model.cpus());
-            assertTrue(warnings.get(0).startsWith("prior bounds changed since training"), warnings.toString());
+            List<String> warnings = dev.basalt.training.Priors.check(p, name,
+                    new SimulatorEstimator(name, tables, Simulator.Options.defaults()), model.cpus());
+            assertTrue(warnings.get(0).startsWith("prior " + name + " changed since training"), warnings.toString());
         }
     }
 

@@ -173,12 +173,6 @@ class ResidualMechanismsTest {
     }
 
     /**
-     * Ivy Bridge binds micro-ops to its three ALU ports by the six-port rule (uiCA's reading: by issue slot in a
-     * fixed order from the least loaded port): three independent one-cycle adds an iteration fill ports 0, 1 and 5
-     * exactly, one iteration a cycle, and four take 4/3 cycles — the eight-port rule the machine used before left
-     * them at 1.22 and 1.38.
-     */
-    /**
      * A fence executes no sooner than its reciprocal throughput after the previous one of its kind (Fences; Agner Fog:
      * mfence 33 cycles on Haswell and Skylake, 36 on Ivy Bridge). BHive measured {@code mfence; add rsp, 8} at 33.50
      * on Skylake; the rows alone gave 19.
@@ -200,6 +194,12 @@ class ResidualMechanismsTest {
         assertEquals(66, cycles(Microarchitecture.SKYLAKE, "0faef04801d80faef0", Simulator.MemoryModel.HARNESS), 0.1);
     }
 
+    /**
+     * Ivy Bridge binds micro-ops to its three ALU ports by the six-port rule (uiCA's reading: by issue slot in a
+     * fixed order from the least loaded port): three independent one-cycle adds an iteration fill ports 0, 1 and 5
+     * exactly, one iteration a cycle, and four take 4/3 cycles — the eight-port rule the machine used before left
+     * them at 1.22 and 1.38.
+     */
     @Test
     void ivyBridgeBindsItsThreeAluPortsByTheSixPortRule() {
         assertEquals(1.0, cycles(Microarchitecture.IVYBRIDGE, "4801d84801d94801da", Simulator.MemoryModel.HARNESS),
