@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TrainCommandTest {
 
     @Test
-    void trainsGraniteWithTheBoundsPriorAndWritesALoadableModel(@TempDir Path dir) throws Exception {
+    void trainsGraniteWithTheSimulatorPriorAndWritesALoadableModel(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("g.granite");
         CliRun r = CliRun.of("train", "granite", "--max-train", "300", "--epochs", "1", "--hidden", "8",
                 "--iterations", "1", "--mcpu", "haswell", "--out", out.toString());
@@ -35,7 +35,7 @@ class TrainCommandTest {
             assertEquals(java.util.List.of(Microarchitecture.HASWELL), m.cpus());
             assertTrue(m.calibration().isPresent());
             assertEquals(6, m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).intervals().size());
-            assertEquals("bounds", m.config().prior(), "the default prior");
+            assertEquals("simulator", m.config().prior(), "GRANITE's default prior");
             assertTrue(m.predict(BasicBlock.fromHex("4883c001"), Microarchitecture.HASWELL).cyclesPerIteration() > 0);
             // The provenance says how the model was made, and pins the prior as well as the prior allows.
             Provenance p = m.provenance().orElseThrow();
@@ -48,9 +48,9 @@ class TrainCommandTest {
             assertEquals(300, p.detail("trainBlocks").orElseThrow());
             assertEquals(1, p.detail("epochs").orElseThrow());
             assertTrue(p.detail("testReport").orElseThrow().toString().startsWith("estimator,uarch"), p.toString());
-            // The prior is pinned by the fingerprint of the bounds' tables and options for the model's CPUs.
-            String bounds = Estimators.load("bounds").fingerprint(m.cpus()).orElseThrow();
-            assertEquals(new Provenance.Prior("bounds", bounds), p.prior());
+            // The prior is pinned by the fingerprint of the simulator's tables and options for the model's CPUs.
+            String simulator = Estimators.load("simulator").fingerprint(m.cpus()).orElseThrow();
+            assertEquals(new Provenance.Prior("simulator", simulator), p.prior());
             assertEquals(List.of(), m.warnings());
         }
     }
