@@ -121,4 +121,36 @@ class BundledGraniteModelTest {
             }
         }
     }
+
+    /**
+     * The same over what {@code --model granite} serves on every CPU: the default model on the Intel CPUs and a
+     * measured CPU's own model on its CPU. Zen 5's is trained on blocks of up to 256 instructions and 200 cycles,
+     * but never long and slow together, and never with most of their instructions on one dependency chain: it gave
+     * 95 cycles for 100 adds and 167 for 200, and retrained on today's prior 26, 32 and 38 for 30, 40 and 50, before
+     * its range knew, by length, the prior's cycles per instruction and the share of the block on the prior's
+     * critical cycle ({@code TrainingRange}).
+     */
+    @Test
+    void everyCpusDefaultModelPredictsLongChainsWithinFivePercent() throws IOException {
+        ThroughputEstimator granite = Estimators.load("granite");
+        assertTrue(granite.supported().size() > defaultModelCpus(), "a measured CPU has its own model: "
+                + granite.supported());
+        for (int n : new int[] {10, 20, 50, 100, 200, 500, 1000, 2000}) {
+            BasicBlock chain = BasicBlock.fromHex("4883c001".repeat(n));
+            for (Microarchitecture cpu : granite.supported()) {
+                Prediction p = granite.predict(chain, cpu);
+                assertEquals(n, p.cyclesPerIteration(), 0.05 * n, n + " adds on " + cpu.llvmName() + ": " + p.notes());
+                if (n >= 200) {
+                    assertTrue(p.notes().stream().anyMatch(t -> t.startsWith("outside granite's training")),
+                            n + " adds on " + cpu.llvmName() + " are outside the training range: " + p.notes());
+                }
+            }
+        }
+    }
+
+    private static int defaultModelCpus() throws IOException {
+        try (GraniteModel model = GraniteModel.bundled()) {
+            return model.cpus().size();
+        }
+    }
 }

@@ -64,6 +64,10 @@ import java.util.Map;
  *                              of the page are looked up in the second-level TLB, one a cycle, and stores translated
  *                              in its first half are replayed (0: no such rule; null, absent from a table: the CPU's
  *                              {@link #defaults}, when the table is read)
+ * @param portBinding           how the renamer binds a micro-op that several ports can run to one of them
+ *                              ({@link PortBinding}); null, absent from a table: the CPU's {@link #defaults}, when
+ *                              the table is read, and for a CPU without one the rule its ports imply (six numbered
+ *                              ports: {@link PortBinding#SIX_PORT}, else {@link PortBinding#SLOT_PARITY})
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -81,7 +85,39 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when 0 (off).
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
-                         Integer pageWalkCycles) {
+                         Integer pageWalkCycles,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         PortBinding portBinding) {
+
+    /**
+     * How the renamer binds each micro-op that several ports can run to one port, in the cycle it issues (the
+     * uiCA paper §4: a micro-op waits for its bound port even when another is free).
+     */
+    public enum PortBinding {
+        /**
+         * uiCA's reading of the eight-port cores: the port with the fewest micro-ops queued at the start of the cycle
+         * (ties to the higher port), but an odd issue slot takes the second fewest unless it has 3 or more more — so
+         * two micro-ops of one cycle in slots 0 and 2 share a port. BHive's Skylake rows show it: {@code mov rdi,
+         * [rsp+144]; add r12, 16; cmp rdi, r12} runs 1.5 cycles an iteration (the add chain loses a cycle whenever
+         * the older {@code cmp} it feeds shares its port).
+         */
+        SLOT_PARITY,
+        /**
+         * The port with the fewest micro-ops queued, counting those bound earlier in the same cycle (ties to the
+         * higher port). BHive's Haswell and Ivy Bridge rows: the same block runs 1.0 cycle an iteration (the
+         * {@code cmp} and the next {@code add} do not share a port), 13 rows of it on Haswell at 0.97–1.00 and 11
+         * on Ivy Bridge at 0.96–1.01, where Skylake's 14 run at 1.44–1.56. On the train and validation blocks it
+         * is 0.19 points closer than slot parity on Haswell and 0.15 closer than the six-port rule on Ivy Bridge.
+         */
+        LEAST_LOADED,
+        /**
+         * uiCA's reading of the six-port cores (Sandy Bridge, Ivy Bridge): {@link Renamer}'s six-port rule (a
+         * table may name it; Ivy Bridge's rows are closer to {@code LEAST_LOADED}).
+         */
+        SIX_PORT
+    }
 
     /** Parameters without the page-walk rule (AMD, and tables written before it existed). */
     public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
@@ -95,7 +131,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
                 moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
                 slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null);
+                loop, dividers, fences, memoryRenaming, null, null);
     }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
@@ -241,19 +277,26 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     /** These parameters with another page-walk time. */
     public CoreParams withPageWalkCycles(Integer cycles) {
-        return with(loop, dividers, fences, cycles);
+        return with(loop, dividers, fences, cycles, portBinding);
+    }
+
+    /** These parameters with another port binding (null: the rule the CPU's ports imply). */
+    public CoreParams withPortBinding(PortBinding binding) {
+        return with(loop, dividers, fences, pageWalkCycles, binding);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
-        return with(loop, dividers, fences, pageWalkCycles);
+        return with(loop, dividers, fences, pageWalkCycles, portBinding);
     }
 
-    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles) {
+    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
+                            PortBinding portBinding) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles);
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
+                portBinding);
     }
 
     /**
@@ -265,7 +308,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         CoreParams c = defaultsWithoutPageWalks(mcpu);
         // 16 cycles: set from BHive's stride series on the train split (six pops or pushes, the stack moving
         // 72 to 13,000 bytes an iteration; Translation), the same on the three Intel cores. AMD: not measured.
-        return c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
+        c = c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
+        // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
+        // unmeasured relatives with them); the others keep the rule their ports imply.
+        return switch (mcpu) {
+            case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPortBinding(PortBinding.LEAST_LOADED);
+            default -> c;
+        };
     }
 
     private static CoreParams defaultsWithoutPageWalks(String mcpu) {

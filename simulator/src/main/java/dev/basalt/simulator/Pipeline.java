@@ -148,7 +148,7 @@ final class Pipeline extends BlockFacts {
     private final Renamer renamer;
     private final Scheduler scheduler_;
     private final Retirement retirement;
-    final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24
+    final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24 and three periods
     final int timelineSize;
     long period = -1;
     int periodIterations;

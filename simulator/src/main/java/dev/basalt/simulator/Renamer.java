@@ -7,12 +7,14 @@ package dev.basalt.simulator;
 final class Renamer {
 
     private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
-    private final boolean sixPorts; // the CPU binds ports by the six-port rule (bindSixPorts)
+    private final CoreParams.PortBinding binding;
     private final int[] alu015; // the members of its port group 0, 1, 5, or null
 
     Renamer(Pipeline pl) {
         this.pl = pl;
-        this.sixPorts = pl.simulator.ports().sixPorts();
+        CoreParams.PortBinding b = pl.core.portBinding();
+        this.binding = b != null ? b : pl.simulator.ports().sixPorts() ? CoreParams.PortBinding.SIX_PORT
+                : CoreParams.PortBinding.SLOT_PARITY;
         this.alu015 = pl.simulator.ports().alu015();
     }
 
@@ -127,9 +129,11 @@ final class Renamer {
 
     /**
      * The port a micro-op of port group {@code group} is bound to at renamer slot {@code slot} (that of its
-     * instruction's first fused micro-op in this cycle): loads alternate; otherwise the port with the fewest
-     * queued micro-ops at the start of the cycle (ties to the higher port), except that odd slots take
-     * the second least loaded unless it has 3 or more micro-ops more.
+     * instruction's first fused micro-op in this cycle): loads alternate; otherwise by the CPU's {@link
+     * CoreParams.PortBinding}: under {@code SLOT_PARITY} the port with the fewest queued micro-ops at the start of
+     * the cycle (ties to the higher port), except that odd slots take the second least loaded unless it has 3 or
+     * more micro-ops more; under {@code LEAST_LOADED} the port with the fewest now, this cycle's earlier bindings
+     * counted (ties to the higher port).
      */
     private int bindPort(int group, int slot) {
         Pipeline pl = this.pl;
@@ -140,8 +144,17 @@ final class Renamer {
         if (group == pl.loadGroup) {
             return members[pl.loadTurn++ % members.length];
         }
-        if (sixPorts) {
+        if (binding == CoreParams.PortBinding.SIX_PORT) {
             return bindSixPorts(members, slot);
+        }
+        if (binding == CoreParams.PortBinding.LEAST_LOADED) {
+            int best = members[0];
+            for (int port : members) { // members ascend, so <= prefers the higher port on ties
+                if (pl.queued[port] <= pl.queued[best]) {
+                    best = port;
+                }
+            }
+            return best;
         }
         int best = -1;
         int second = -1;

@@ -75,6 +75,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.pageWalkCycles() == null) { // and the page walks
             core = core.withPageWalkCycles(CoreParams.defaults(mcpu).pageWalkCycles());
         }
+        if (core.portBinding() == null) { // and the port binding, where the CPU has its own
+            core = core.withPortBinding(CoreParams.defaults(mcpu).portBinding());
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }

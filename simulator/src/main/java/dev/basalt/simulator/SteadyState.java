@@ -51,9 +51,12 @@ public final class SteadyState {
 
     /**
      * The steady state of a retire sequence that repeats exactly: the smallest period of up to {@code maxPeriod}
-     * iterations such that every one of the last {@code agree} iterations retired the same number of cycles
-     * after the iteration a period before it. Unlike comparing sums over windows, a run whose true period is
-     * 16 is never taken for one of 10 whose window sums happen to match. Returns {the extrapolated retire cycle
+     * iterations such that every one of the last {@code agree} iterations, and at least three periods' worth,
+     * retired the same number of cycles after the iteration a period before it. Unlike comparing sums over
+     * windows, a run whose true period is 16 is never taken for one of 10 whose window sums happen to match; and
+     * a long period must repeat three times, since a pipeline's fill can repeat once or twice (Haswell's {@code mov
+     * esi, 395} retired a 13-iteration pattern twice, 4 cycles each — faster than its predecoder's 16 iterations
+     * in 5 cycles, the true period being 32 in 10). Returns {the extrapolated retire cycle
      * of the final iteration, the cycles of one period, its iterations}, or null.
      */
     static long[] repeatingPeriod(long[] retired, int k, int iterations, int maxPeriod, int agree) {
@@ -70,13 +73,14 @@ public final class SteadyState {
         if (k >= last) {
             return null;
         }
-        for (int w = 1; w <= maxPeriod && k - agree - w >= 0; w++) {
+        for (int w = 1; w <= maxPeriod && k - Math.max(agree, 3 * w) - w >= 0; w++) {
+            int span = Math.max(agree, 3 * w); // at least three whole periods repeat the one before them
             long d = retired[k] - retired[k - w];
             boolean periodic = true;
-            for (int m = 1; m <= agree && periodic; m++) {
+            for (int m = 1; m <= span && periodic; m++) {
                 periodic = retired[k - m] - retired[k - m - w] == d;
             }
-            for (int m = 0; m <= agree && periodic && state != null; m++) {
+            for (int m = 0; m <= span && periodic && state != null; m++) {
                 periodic = state[k - m] == state[k - m - w];
             }
             if (periodic) {
@@ -123,8 +127,9 @@ public final class SteadyState {
             if (k >= last) {
                 return null;
             }
-            for (int w = 1; w <= maxPeriod && k - agree - w >= 0; w++) {
-                if (deltaStreak[w] >= agree && stateStreak[w] >= agree + 1) {
+            for (int w = 1; w <= maxPeriod && k - Math.max(agree, 3 * w) - w >= 0; w++) {
+                int span = Math.max(agree, 3 * w);
+                if (deltaStreak[w] >= span && stateStreak[w] >= span + 1) {
                     long d = retired[k] - retired[k - w];
                     int anchor = k - ((k - last % w + w) % w); // the iteration <= k congruent to the last mod w
                     return new long[] {retired[anchor] + (long) ((last - anchor) / w) * d, d, w};

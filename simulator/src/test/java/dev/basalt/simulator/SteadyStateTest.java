@@ -33,7 +33,25 @@ class SteadyStateTest {
             steady = SteadyState.repeatingPeriod(r, k, 100, 32, 24);
         }
         assertArrayEquals(new long[] {r[99], 5, 16}, steady);
-        assertEquals(24 + 16 + 1, k, "found as soon as 24 iterations repeat the ones 16 before");
+        assertEquals(3 * 16 + 16 + 1, k, "found as soon as three periods (48 iterations) repeat the ones 16 before");
+    }
+
+    @Test
+    void aPatternSeenTwiceIsNotYetAPeriod() {
+        // Thirteen iterations of 4 cycles, three times (a pipeline's fill), then the predecoder's true rhythm of
+        // 5 cycles per 16: once 24 iterations agree with the ones 13 before (iteration 37) the 13-iteration pattern
+        // had been taken for the steady state; a period must now repeat three whole times after its first.
+        int[] fill = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1};
+        int[] rhythm = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0};
+        long[] r = new long[200];
+        for (int k = 1; k < 200; k++) {
+            r[k] = r[k - 1] + (k < 39 ? fill[k % 13] : rhythm[k % 16]);
+        }
+        for (int k = 0; k < 39 + 3 * 16; k++) { // before the rhythm could have repeated three times
+            assertNull(SteadyState.repeatingPeriod(r, k, 200, 32, 24), "iteration " + k);
+        }
+        long[] later = SteadyState.repeatingPeriod(r, 39 + 4 * 16 + 1, 200, 32, 24);
+        assertArrayEquals(new long[] {5, 16}, new long[] {later[1], later[2]}, "the true period, three times over");
     }
 
     @Test
@@ -50,7 +68,9 @@ class SteadyStateTest {
 
     @Test
     void theMachineReportsTheFrontEndPeriod() {
-        // The same block through the whole machine: the predecoder's 5 windows per 16 iterations.
+        // The same block through the whole machine: the predecoder's 5 windows per 16 iterations. (Haswell binds
+        // its ALU micro-ops to the least loaded port; the pipeline's fill then retires a 13-iteration pattern of
+        // 4 cycles twice, which 24 agreeing iterations took for the steady state: 0.3077.)
         Simulator haswell = new Simulator(SimulatorParams.bundled(Microarchitecture.HASWELL));
         assertEquals(5 / 16.0, haswell.run(BasicBlock.fromHex("be8b010000"), Simulator.Options.defaults())
                 .cyclesPerIteration(), 1e-9);

@@ -111,6 +111,24 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         return Priors.inputs(prior, blocks, cpus(), hybrid());
     }
 
+    /** Per block and head, the share of its instructions on the prior's critical cycle; null without statistics. */
+    private float[][] criticalShares(float[][][] statistics) {
+        if (statistics == null) {
+            return null;
+        }
+        float[][] out = new float[statistics.length][cpus().size()];
+        for (int i = 0; i < statistics.length; i++) {
+            for (int c = 0; c < out[i].length; c++) {
+                double share = Priors.criticalShare(prior, statistics[i], c);
+                if (Double.isNaN(share)) {
+                    return null; // the prior gives no such statistic
+                }
+                out[i][c] = (float) share;
+            }
+        }
+        return out;
+    }
+
     private static List<float[][]> pick(float[][][] table, List<Integer> examples) {
         return table == null ? null : examples.stream().map(i -> table[i]).toList();
     }
@@ -243,7 +261,8 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
         synchronized (this) {
             List<MultiTaskTrainer.Epoch> epochs = trainer.train(model, labels, sizes, trainIdx, validationIdx, onEpoch,
                     onBatch);
-            TrainingRange range = priors == null ? null : TrainingRange.of(sizes, priors, labels, priorName);
+            TrainingRange range = priors == null ? null
+                    : TrainingRange.of(sizes, priors, labels, priorName, criticalShares(statistics));
             calibrate(validationCalibration(prepared, priors, statistics, labels, sizes, validationIdx)
                     .map(c -> c.withRange(range)).orElse(null));
             return epochs;
@@ -381,7 +400,8 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 double cycles = Math.max(0, totals[k * heads + head]);
                 double priorCycles = p == null ? 0 : p[g][head];
                 TrainingRange range = calibration == null || p == null ? null : calibration.range();
-                String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head);
+                String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head,
+                        statistics == null ? Double.NaN : Priors.criticalShare(prior, statistics[g], head));
                 int unseen = range == null || outside != null ? 0 : unseenTokens(prepared.get(k));
                 if (unseen > 0) {
                     outside = unseen + " token" + (unseen == 1 ? "" : "s") + " of forms it was not trained on";

@@ -144,6 +144,30 @@ public final class Priors {
         return new Inputs(cycles, statistics);
     }
 
+    /**
+     * The share of a block's instructions on its prior's critical cycle on CPU {@code cpu} (index into the
+     * model's CPUs), from its statistics as {@link #statistics} lays them out, or NaN when the prior gives no
+     * {@code on_critical_cycle} statistic (or the block none).
+     */
+    public static double criticalShare(ThroughputEstimator prior, float[][] statistics, int cpu) {
+        if (!(prior instanceof dev.basalt.core.InstructionStatistics stats) || statistics == null
+                || statistics.length == 0) {
+            return Double.NaN;
+        }
+        int index = stats.statisticNames().indexOf("on_critical_cycle");
+        if (index < 0) {
+            return Double.NaN;
+        }
+        int column = cpu * stats.statisticNames().size() + index;
+        int on = 0;
+        for (float[] instruction : statistics) {
+            if (instruction[column] > 0) {
+                on++;
+            }
+        }
+        return on / (double) statistics.length;
+    }
+
     /** How many statistics per instruction {@link #statistics} gives for {@code cpus}, or 0 without any. */
     public static int statisticsWidth(ThroughputEstimator prior, List<Microarchitecture> cpus) {
         return prior instanceof dev.basalt.core.InstructionStatistics stats
