@@ -57,9 +57,9 @@ final class Retirement {
         pl.iterationSignature[k] = pl.retireSignature;
         pl.retireSignature = 0;
         // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations, and
-        // three periods, that each repeat the one a period before, in retire time and in how long each instance waited to retire,
-        // are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a load
-        // paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
+        // three periods, that each repeat the one a period before, in retire time and in how long each instance waited
+        // to retire, are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a
+        // load paced by the front end, then the store port): such runs measured faster than the machine's own bounds.
         long[] steady = pl.steadyState.offer(pl.iterationRetired, pl.iterationSignature, k);
         if (steady == null) {
             return false;
