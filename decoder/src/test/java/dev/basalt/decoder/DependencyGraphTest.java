@@ -91,6 +91,14 @@ class DependencyGraphTest {
                 "0->1 RAW rax", "0->1 WAW CF", "0->1 WAW OSZAP", "0->0 RAW rax loop", "1->0 RAW CF loop",
                 "1->0 RAW OSZAP loop", "1->0 WAR rax loop", "0->0 WAW rax loop", "1->0 WAW CF loop",
                 "1->0 WAW OSZAP loop")),
+            // shr cl,4; test ecx,ecx — cl is the shifted value, the count an immediate: no flags read.
+            Arguments.of("shift of cl by an immediate reads no flags", "c0e90485c9", SE, List.of(
+                "0->1 RAW rcx", "0->1 WAW CF", "0->1 WAW OSZAP", "0->0 RAW rcx loop", "1->0 WAR rcx loop",
+                "0->0 WAW rcx loop", "1->0 WAW CF loop", "1->0 WAW OSZAP loop")),
+            // bsr rax,rsi; add rax,rdi — bsr keeps its destination when the source is zero, so it reads it.
+            Arguments.of("bsr reads its destination", "480fbdc64801f8", SE, List.of(
+                "0->1 RAW rax", "0->1 WAW rax", "0->1 WAW CF", "0->1 WAW OSZAP", "1->0 RAW rax loop",
+                "1->0 WAW rax loop", "1->0 WAW CF loop", "1->0 WAW OSZAP loop")),
             // add rax,1; inc rbx; adc rcx,0 — inc leaves CF alone, so adc's carry comes from the add.
             Arguments.of("inc does not write CF", "4883c00148ffc34883d100", SE, List.of(
                 "0->1 WAW OSZAP", "0->2 RAW CF", "0->2 WAW CF", "1->2 WAW OSZAP", "0->0 RAW rax loop",

@@ -68,7 +68,8 @@ class BlockFacts {
     final boolean[] memorySource;
     final boolean[] stableAddress; // its memory operand's registers are not written in the block (memory renaming)
     final boolean[] addressSource;
-    final boolean[] mergeSource; // per source: a conditional move's old destination, read by its last micro-op
+    final boolean[] mergeSource; // per source: a value the instruction merges into, read late (MergeOperand)
+    final int[] mergeCycles; // per instruction: the cycles from its merged value to its result (MergeOperand)
     final boolean[] partialSource; // a store→load source whose store does not contain the load
     final Map<String, Simulator.RowSource> fallbacks; // forms the table has no row of, in block order
     final BhiveMemory.Program memory; // the block compiled for BHive's harness values
@@ -236,6 +237,15 @@ class BlockFacts {
         this.memorySource = src.memory();
         this.addressSource = src.address();
         this.mergeSource = src.merge();
+        this.mergeCycles = new int[n];
+        for (int i = 0; i < n; i++) {
+            for (int k = start[i]; k < start[i + 1]; k++) {
+                if (mergeSource[k]) {
+                    mergeCycles[i] = MergeOperand.cycles(block.instruction(i), simulator.adderLatency());
+                    break;
+                }
+            }
+        }
         this.partialSource = src.partial();
         this.stableAddress = stableAddresses(block);
         // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in

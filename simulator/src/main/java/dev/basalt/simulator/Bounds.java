@@ -457,6 +457,9 @@ public final class Bounds {
                     j++;
                     at = at + 1 == n ? 0 : at + 1;
                 }
+                if (s.decodedAlone()) {
+                    break; // nothing after it this cycle
+                }
             }
             cycles++;
         }
@@ -793,8 +796,8 @@ public final class Bounds {
         }
         if (p.twoStep[v]) {
             return p.addressSource[k] ? loadStep + opLatency
-                    : opLatency - (p.mergeSource[k] ? MergeOperand.early(opLatency) : 0);
+                    : opLatency - (p.mergeSource[k] ? MergeOperand.early(opLatency, p.mergeCycles[v]) : 0);
         }
-        return lat - p.readAdvance[v] - (p.mergeSource[k] ? MergeOperand.early(lat) : 0);
+        return lat - p.readAdvance[v] - (p.mergeSource[k] ? MergeOperand.early(lat, p.mergeCycles[v]) : 0);
     }
 }

@@ -68,6 +68,9 @@ import java.util.Map;
  *                              ({@link PortBinding}); null, absent from a table: the CPU's {@link #defaults}, when
  *                              the table is read, and for a CPU without one the rule its ports imply (six numbered
  *                              ports: {@link PortBinding#SIX_PORT}, else {@link PortBinding#SLOT_PARITY})
+ * @param popRspDecoding        which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C), one micro-op
+ *                              ({@link PopRspDecoding}); null, absent from a table: the CPU's {@link #defaults}, when
+ *                              the table is read, and any decoder for a CPU without one
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -89,7 +92,28 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         PortBinding portBinding) {
+                         PortBinding portBinding,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         PopRspDecoding popRspDecoding) {
+
+    /**
+     * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
+     * that only the complex decoder does on Sandy Bridge to Ice Lake, and that before Skylake no other instruction is
+     * decoded after it in the same cycle. BHive's Haswell rows show it: {@code xor edi, edi; xor ecx, ecx; pop rbx;
+     * pop rbp; mov rax, rdi; mov rdx, rcx; pop r12} runs 2.97 cycles an iteration, and {@code add rsp, 48; xor eax,
+     * eax; pop rbx; pop rbp; pop r12; pop r13} 2.99 — the decoders' count with the rule (3 and 3), any decoder
+     * giving 1.75 and 2.
+     */
+    public enum PopRspDecoding {
+        /** Any decoder (AMD). */
+        ANY,
+        /** Only the complex decoder, first in its cycle's group (Skylake). */
+        COMPLEX,
+        /** Only the complex decoder, and nothing after it in the same cycle (Sandy Bridge to Broadwell). */
+        COMPLEX_ALONE
+    }
 
     /**
      * How the renamer binds each micro-op that several ports can run to one port, in the cycle it issues (the
@@ -131,7 +155,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
                 moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
                 slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null, null);
+                loop, dividers, fences, memoryRenaming, null, null, null);
     }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
@@ -277,26 +301,31 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     /** These parameters with another page-walk time. */
     public CoreParams withPageWalkCycles(Integer cycles) {
-        return with(loop, dividers, fences, cycles, portBinding);
+        return with(loop, dividers, fences, cycles, portBinding, popRspDecoding);
     }
 
     /** These parameters with another port binding (null: the rule the CPU's ports imply). */
     public CoreParams withPortBinding(PortBinding binding) {
-        return with(loop, dividers, fences, pageWalkCycles, binding);
+        return with(loop, dividers, fences, pageWalkCycles, binding, popRspDecoding);
+    }
+
+    /** These parameters with another rule for decoding {@code pop rsp} and {@code pop r12} (null: any decoder). */
+    public CoreParams withPopRspDecoding(PopRspDecoding decoding) {
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, decoding);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding);
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
-                            PortBinding portBinding) {
+                            PortBinding portBinding, PopRspDecoding popRspDecoding) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
-                portBinding);
+                portBinding, popRspDecoding);
     }
 
     /**
@@ -311,8 +340,15 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         c = c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
         // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
         // unmeasured relatives with them); the others keep the rule their ports imply.
-        return switch (mcpu) {
+        c = switch (mcpu) {
             case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPortBinding(PortBinding.LEAST_LOADED);
+            default -> c;
+        };
+        // Intel's complex decoder alone takes pop rsp and pop r12, and until Skylake ends its group with them.
+        return switch (mcpu) {
+            case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPopRspDecoding(
+                    PopRspDecoding.COMPLEX_ALONE);
+            case "skylake", "skylake-avx512", "cascadelake" -> c.withPopRspDecoding(PopRspDecoding.COMPLEX);
             default -> c;
         };
     }

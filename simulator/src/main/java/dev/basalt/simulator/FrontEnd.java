@@ -94,6 +94,9 @@ final class FrontEnd {
             if (pl.decodeNext < pl.total && pl.fusedTail[pl.decodeNext % pl.n]) { // the jump fused with it comes along
                 pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
             }
+            if (s.decodedAlone()) {
+                return; // nothing after it this cycle (pop r12 before Skylake)
+            }
         }
     }
 

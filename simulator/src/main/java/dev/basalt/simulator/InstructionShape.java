@@ -23,9 +23,12 @@ import java.util.Set;
  * @param microcoded        whether the microcode sequencer delivers it
  * @param noPort            whether it executes on no port and waits for nothing (zero idiom, NOP)
  * @param moveRegisterFile  for an eliminable register move: 1 general-purpose, 2 vector; else 0
+ * @param decodedAlone      whether no instruction after it is decoded in its cycle ({@link
+ *                          CoreParams.PopRspDecoding#COMPLEX_ALONE})
  */
 record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, int decodeUops, int issueUops,
-                        boolean complex, boolean microcoded, boolean noPort, int moveRegisterFile) {
+                        boolean complex, boolean microcoded, boolean noPort, int moveRegisterFile,
+                        boolean decodedAlone) {
 
     private static final Set<String> VECTOR_MOVES = Set.of("movaps", "movups", "movapd", "movupd", "movdqa",
             "movdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd", "vmovdqa", "vmovdqu");
@@ -35,7 +38,7 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * it takes no decoder, no micro-op slot and no port of its own.
      */
     InstructionShape macroFusedTail() {
-        return new InstructionShape(length, opcodeOffset, lengthChanging, 0, 0, false, false, true, 0);
+        return new InstructionShape(length, opcodeOffset, lengthChanging, 0, 0, false, false, true, 0, false);
     }
 
     /** The shape of {@code insn}, of {@code unfused} micro-ops, with table row {@code row} on {@code core}. */
@@ -51,9 +54,11 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         int decode = row.fusedUops() != null && microFusion ? row.fusedUops() : unfused - fusions;
         int issue = decode + (fusions > 0 && unlaminated(e.indexedMemory(), e.destructive(), core.unlamination())
                 ? fusions : 0);
+        CoreParams.PopRspDecoding pop = e.popRsp() ? core.popRspDecoding() : null;
+        boolean complexOnly = pop == CoreParams.PopRspDecoding.COMPLEX || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE;
         return new InstructionShape(length, e.opcodeOffset(), e.lengthChanging(), decode,
-                Math.min(issue, unfused), decode > 1, decode > core.microcodedAbove(), e.noPort(),
-                moveElimination ? e.moveRegisterFile() : 0);
+                Math.min(issue, unfused), decode > 1 || complexOnly, decode > core.microcodedAbove(), e.noPort(),
+                moveElimination ? e.moveRegisterFile() : 0, pop == CoreParams.PopRspDecoding.COMPLEX_ALONE);
     }
 
     /**
@@ -107,6 +112,13 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
             }
         }
         return false;
+    }
+
+    /** Whether the instruction is {@code pop rsp} or {@code pop r12}, opcode 5C ({@link CoreParams.PopRspDecoding}). */
+    static boolean popRsp(Instruction insn) {
+        return insn.mnemonic().equals("pop") && insn.visibleOperands().size() == 1
+                && insn.visibleOperands().get(0) instanceof Operand.RegisterOperand r
+                && (r.register().enclosingName().equals("rsp") || r.register().enclosingName().equals("r12"));
     }
 
     /** Whether the instruction is a {@code lea} of three components: base, index and a displacement. */

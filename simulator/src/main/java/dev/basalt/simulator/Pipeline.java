@@ -412,9 +412,9 @@ final class Pipeline extends BlockFacts {
     }
 
     /**
-     * Steady-state cycles per iteration: the detected period, else the cycles between the retirement of the last
-     * iteration and one a multiple of 16 iterations before it, at least a quarter of the way in (so that the
-     * fill does not count), else (a run of few iterations) the total per iteration.
+     * Steady-state cycles per iteration: the detected period, else the slope of retire cycle over iteration from
+     * the last iteration back a multiple of 16 iterations, at least a quarter of the way in (so that the fill does
+     * not count), else (a run of few iterations) the total per iteration.
      */
     private double cyclesPerIteration(long totalCycles) {
         if (period > 0) {
@@ -423,7 +423,21 @@ final class Pipeline extends BlockFacts {
         int last = options.iterations() - 1;
         int span = (last - last / 4) / 16 * 16; // a multiple of every period the 16-byte windows cause
         if (span >= 16) {
-            return (iterationRetired[last] - iterationRetired[last - span]) / (double) span;
+            // The least-squares slope of retire cycle over iteration in that window, not its two ends' difference:
+            // a stall at either end (a page walk) would otherwise set the figure.
+            double meanK = last - span / 2.0;
+            double meanT = 0;
+            for (int k = last - span; k <= last; k++) {
+                meanT += iterationRetired[k];
+            }
+            meanT /= span + 1;
+            double num = 0;
+            double den = 0;
+            for (int k = last - span; k <= last; k++) {
+                num += (k - meanK) * (iterationRetired[k] - meanT);
+                den += (k - meanK) * (k - meanK);
+            }
+            return num / den;
         }
         if (last >= 8) {
             return (iterationRetired[last] - iterationRetired[last / 4]) / (double) (last - last / 4);

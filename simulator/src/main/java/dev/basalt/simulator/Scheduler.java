@@ -186,7 +186,7 @@ final class Scheduler {
                 }
             } else {
                 earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]) - (pl.mergeSource[k]
-                        ? MergeOperand.early(pl.twoStep[i] ? pl.opLatency[i] : pl.latency[i]) : 0));
+                        ? MergeOperand.early(pl.twoStep[i] ? pl.opLatency[i] : pl.latency[i], pl.mergeCycles[i]) : 0));
             }
         }
         if (!unknown && pl.stackSync[i] && pl.syncProducer[i] >= 0 && !(pl.twoStep[i] && !loadStep)) {

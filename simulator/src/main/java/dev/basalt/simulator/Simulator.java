@@ -62,6 +62,7 @@ public final class Simulator {
             longest = Math.max(longest, busy);
         }
         this.cyclesPerInstance = 1000 + longest;
+        this.adderLatency = resolve("ADDSD xmm, xmm").row().latency();
     }
 
     private static List<InstructionParams> allRows(SimulatorParams params) {
@@ -73,6 +74,12 @@ public final class Simulator {
 
     /** How many cycles a run may take per instruction instance before it is taken as never finishing. */
     private final long cyclesPerInstance;
+    private final int adderLatency;
+
+    /** The FP adder's latency, {@code ADDSD xmm, xmm}'s row: what a conversion's merged value takes (MergeOperand). */
+    int adderLatency() {
+        return adderLatency;
+    }
 
     private final Map<String, InstructionParams> forms;
     private final Map<String, InstructionParams> mnemonics;

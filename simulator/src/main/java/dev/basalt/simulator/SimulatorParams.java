@@ -78,6 +78,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.portBinding() == null) { // and the port binding, where the CPU has its own
             core = core.withPortBinding(CoreParams.defaults(mcpu).portBinding());
         }
+        if (core.popRspDecoding() == null) { // and how pop rsp / pop r12 decode, where the CPU has a rule
+            core = core.withPopRspDecoding(CoreParams.defaults(mcpu).popRspDecoding());
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }
