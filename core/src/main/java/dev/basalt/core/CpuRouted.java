@@ -40,18 +40,22 @@ public final class CpuRouted implements ThroughputEstimator, AutoCloseable {
     }
 
     /**
-     * A model shipped with heads for some CPUs and, for each other CPU that has one, that CPU's own model ({@code
-     * own}: empty when there is none) — under one name; {@code main} alone when no other CPU has a model.
+     * A model shipped with heads for some CPUs and, for each CPU that has one, that CPU's own model ({@code own}:
+     * empty when there is none) — under one name; {@code main} alone when no CPU has its own. A CPU's own model,
+     * trained on that CPU alone, goes before a head of {@code main} for it (the default GRANITE model has a Zen 5
+     * head because Zen 5's labels teach the Intel heads; Zen 5's own model is the better one for Zen 5).
      */
     public static ThroughputEstimator withOwnModels(String name, ThroughputEstimator main,
             OwnModel own) throws java.io.IOException {
-        List<ThroughputEstimator> parts = new ArrayList<>(List.of(main));
+        List<ThroughputEstimator> parts = new ArrayList<>();
         for (Microarchitecture m : Microarchitecture.all()) {
-            if (!main.supported().contains(m)) {
-                own.of(m).ifPresent(parts::add);
-            }
+            own.of(m).ifPresent(parts::add);
         }
-        return parts.size() == 1 ? main : new CpuRouted(name, parts);
+        if (parts.isEmpty()) {
+            return main;
+        }
+        parts.add(main);
+        return new CpuRouted(name, parts);
     }
 
     /** A CPU's own bundled model, if the build has one. */

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,5 +74,21 @@ class CpuRoutedTest {
         assertTrue(e.getMessage().contains("ivybridge"), e.getMessage());
         r.close();
         assertTrue(intel.closed && zen.closed);
+    }
+
+    /** A CPU's own model goes before a head of the main model for that CPU; the main model keeps the others. */
+    @Test
+    void aCpusOwnModelGoesBeforeTheMainModelsHead() throws Exception {
+        Microarchitecture zen5 = Microarchitecture.parse("znver5");
+        Fixed main = new Fixed(1.0, Set.of(Microarchitecture.HASWELL, zen5));
+        Fixed own = new Fixed(2.0, Set.of(zen5));
+        ThroughputEstimator r = CpuRouted.withOwnModels("granite", main,
+                cpu -> cpu.equals(zen5) ? Optional.of(own) : Optional.empty());
+        BasicBlock b = BasicBlock.fromHex("4801d8");
+        assertEquals(2.0, r.predict(b, zen5).cyclesPerIteration());
+        assertEquals(1.0, r.predict(b, Microarchitecture.HASWELL).cyclesPerIteration());
+        assertEquals(Set.of(Microarchitecture.HASWELL, zen5), r.supported());
+        // No CPU with a model of its own: the main model itself.
+        assertSame(main, CpuRouted.withOwnModels("granite", main, cpu -> Optional.empty()));
     }
 }

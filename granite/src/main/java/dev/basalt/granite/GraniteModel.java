@@ -69,8 +69,9 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     }
 
     /**
-     * The bundled model of one CPU the default model has no head for ({@code granite-<cpu>.granite}: a CPU Basalt
-     * measured, trained on its own data set), if this build has one.
+     * The bundled model of one CPU alone ({@code granite-<cpu>.granite}: a CPU Basalt measured, trained on its own
+     * data set), if this build has one; {@code --model granite} serves it for that CPU before any head of the default
+     * model.
      */
     public static java.util.Optional<GraniteModel> bundled(dev.basalt.core.Microarchitecture cpu) throws IOException {
         String resource = "granite-" + cpu.llvmName() + ".granite";
