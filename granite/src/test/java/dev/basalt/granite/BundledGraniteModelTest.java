@@ -65,7 +65,7 @@ class BundledGraniteModelTest {
             dev.basalt.core.Provenance p = model.provenance().orElseThrow();
             assertEquals("granite-model", p.kind());
             assertTrue(p.command().startsWith("basalt train granite "), p.command());
-            // The data `basalt train` reads for the model's CPUs: the bundled sample, and a CPU Basalt measured its own.
+            // The data `basalt train` reads for the model's CPUs: the bundled sample, and a measured CPU's own set.
             Dataset data = Dataset.bundled();
             for (Microarchitecture m : model.cpus()) {
                 if (m.descriptor().measured().isPresent()) {

@@ -55,7 +55,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         int issue = decode + (fusions > 0 && unlaminated(e.indexedMemory(), e.destructive(), core.unlamination())
                 ? fusions : 0);
         CoreParams.PopRspDecoding pop = e.popRsp() ? core.popRspDecoding() : null;
-        boolean complexOnly = pop == CoreParams.PopRspDecoding.COMPLEX || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE;
+        boolean complexOnly = pop == CoreParams.PopRspDecoding.COMPLEX
+                || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE;
         return new InstructionShape(length, e.opcodeOffset(), e.lengthChanging(), decode,
                 Math.min(issue, unfused), decode > 1 || complexOnly, decode > core.microcodedAbove(), e.noPort(),
                 moveElimination ? e.moveRegisterFile() : 0, pop == CoreParams.PopRspDecoding.COMPLEX_ALONE);

@@ -62,7 +62,7 @@ public final class MergeOperand {
                 && !m.index().enclosingName().equals(register);
     }
 
-    /** Whether {@code insn} sets a byte register from the flags ({@code seta al}): it keeps the rest of the register. */
+    /** Whether {@code insn} sets a byte register from the flags ({@code seta al}), keeping the rest of it. */
     private static boolean isSetByte(Instruction insn) {
         String m = insn.mnemonic();
         return m.startsWith("set") && insn.visibleOperands().size() == 1;
