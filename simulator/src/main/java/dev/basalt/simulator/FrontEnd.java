@@ -24,20 +24,30 @@ final class FrontEnd {
         }
         long windowEnd = (pl.window + 1) * pl.core.predecodeBytes();
         int marked = 0;
-        while (pl.predecodeNext < pl.total && marked < pl.core.predecodeWidth()
-                && pl.predecodeNext - pl.decodeNext < pl.core.instructionQueue() && end(pl.predecodeNext) < windowEnd
+        int width = pl.core.predecodeWidth();
+        int i = pl.predecodeInsn; // predecodeNext's instruction and iteration, kept as it advances (no division)
+        int k = pl.predecodeIteration;
+        while (pl.predecodeNext < pl.total && marked < width
+                && pl.predecodeNext - pl.decodeNext < pl.core.instructionQueue()
+                && k * pl.blockBytes + pl.offset[i] + pl.shape[i].length() - 1 < windowEnd
                 && pl.predecodeNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length) {
-            pl.born(pl.predecodeNext);
+            pl.born(pl.predecodeNext, i, k);
             pl.predecoded[pl.predecodeNext & pl.mask] = pl.now;
-            if (pl.shape[pl.predecodeNext % pl.n].lengthChanging()) {
+            if (pl.shape[i].lengthChanging()) {
                 pl.predecodeStall += pl.core.lcpPenalty();
             }
             pl.predecodeNext++;
+            if (++i == pl.n) {
+                i = 0;
+                k++;
+            }
             marked++;
         }
-        if (pl.predecodeNext >= pl.total || end(pl.predecodeNext) >= windowEnd) {
-            if (marked == pl.core.predecodeWidth() && pl.predecodeNext < pl.total
-                    && address(pl.predecodeNext) + pl.shape[pl.predecodeNext % pl.n].opcodeOffset() < windowEnd) {
+        pl.predecodeInsn = i;
+        pl.predecodeIteration = k;
+        long address = k * pl.blockBytes + pl.offset[i];
+        if (pl.predecodeNext >= pl.total || address + pl.shape[i].length() - 1 >= windowEnd) {
+            if (marked == width && pl.predecodeNext < pl.total && address + pl.shape[i].opcodeOffset() < windowEnd) {
                 pl.predecodeStall++; // its opcode is in this window, but all its slots are used
             }
             pl.window++;
@@ -58,14 +68,15 @@ final class FrontEnd {
         int uops = 0;
         while (pl.decodeNext < pl.predecodeNext && count < pl.core.decoders()
                 && pl.predecoded[pl.decodeNext & pl.mask] < pl.now) {
-            InstructionShape s = pl.shape[pl.decodeNext % pl.n];
+            int i = pl.insnOf[pl.decodeNext & pl.mask];
+            InstructionShape s = pl.shape[i];
             int u = s.decodeUops();
-            if (pl.fusedTail[pl.decodeNext % pl.n]) { // decoded with its flag setter, by the same decoder
+            if (pl.fusedTail[i]) { // decoded with its flag setter, by the same decoder
                 pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
                 continue;
             }
             int next = pl.decodeNext + 1;
-            if (next < pl.total && pl.fusedTail[next % pl.n]
+            if (next < pl.total && pl.fusedTail[i + 1 == pl.n ? 0 : i + 1]
                     && (next >= pl.predecodeNext || pl.predecoded[next & pl.mask] >= pl.now)) {
                 return; // a flag setter waits for the jump it fuses with
             }
@@ -91,7 +102,7 @@ final class FrontEnd {
             pl.queuedUops += u;
             uops += u;
             count++;
-            if (pl.decodeNext < pl.total && pl.fusedTail[pl.decodeNext % pl.n]) { // the jump fused with it comes along
+            if (pl.decodeNext < pl.total && pl.fusedTail[i + 1 == pl.n ? 0 : i + 1]) { // the jump fused with it comes along
                 pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
             }
             if (s.decodedAlone()) {
@@ -115,7 +126,7 @@ final class FrontEnd {
             if (pl.queuedUops + u > pl.core.uopQueue() && pl.queuedUops > 0 || uops + u > width && uops > 0) {
                 return;
             }
-            pl.born(pl.decodeNext);
+            pl.born(pl.decodeNext, i, pl.decodeNext / pl.n);
             pl.predecoded[pl.decodeNext & pl.mask] = pl.now;
             pl.decoded[pl.decodeNext & pl.mask] = pl.now;
             pl.queuedUops += u;
@@ -126,17 +137,5 @@ final class FrontEnd {
                 return; // a taken jump ends the cycle's delivery (the LSD's at the end of its unrolled copies)
             }
         }
-    }
-
-    /** Address of instance {@code j}'s first byte (block start at 0, aligned). */
-    private long address(int j) {
-        Pipeline pl = this.pl;
-        return (j / pl.n) * pl.blockBytes + pl.offset[j % pl.n];
-    }
-
-    /** Address of instance {@code j}'s last byte. */
-    private long end(int j) {
-        Pipeline pl = this.pl;
-        return address(j) + pl.shape[j % pl.n].length() - 1;
     }
 }

@@ -102,6 +102,8 @@ final class Pipeline extends BlockFacts {
     // Front end.
     long window;
     int predecodeNext;
+    int predecodeInsn; // predecodeNext % n and predecodeNext / n, kept by the predecoder
+    int predecodeIteration;
     int predecodeStall;
     int decodeNext;
     long microcodeBusyUntil;
@@ -338,8 +340,8 @@ final class Pipeline extends BlockFacts {
         }
     }
 
-    /** Instance {@code j} enters the window: its slot is reset. */
-    void born(int j) {
+    /** Instance {@code j}, instruction {@code i} of iteration {@code k}, enters the window: its slot is reset. */
+    void born(int j, int i, int k) {
         int at = j & mask;
         predecoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
         decoded[at] = options.frontEnd() ? Long.MAX_VALUE : -1;
@@ -352,8 +354,8 @@ final class Pipeline extends BlockFacts {
         forwarded[at] = Long.MIN_VALUE;
         blocker[at] = -1;
         waitHead[at] = -1;
-        insnOf[at] = j % n;
-        iterOf[at] = j / n;
+        insnOf[at] = i;
+        iterOf[at] = k;
         sourcesReady[at] = false;
         committed[at] = Long.MAX_VALUE;
     }

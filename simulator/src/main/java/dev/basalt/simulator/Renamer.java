@@ -28,7 +28,7 @@ final class Renamer {
                 ? pl.renameNext < pl.decodeNext && pl.decoded[pl.renameNext & pl.mask] < pl.now
                 : pl.renameNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length)) {
             int j = pl.renameNext;
-            int i = j % pl.n;
+            int i = pl.options.frontEnd() ? pl.insnOf[j & pl.mask] : j % pl.n; // born by the front end, or here
             int uops = pl.issueSlots[i];
             if (i == 0 && pl.source == Simulator.UopSource.LSD && slots < pl.core.issueWidth()
                     && (j / pl.n) % pl.lsdCopies == 0) {
@@ -68,7 +68,7 @@ final class Renamer {
         Pipeline pl = this.pl;
         int at = j & pl.mask;
         if (!pl.options.frontEnd()) {
-            pl.born(j);
+            pl.born(j, i, j / pl.n);
         }
         pl.renamed[at] = pl.now;
         pl.robUops += pl.issueSlots[i];

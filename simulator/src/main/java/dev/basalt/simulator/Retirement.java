@@ -44,7 +44,7 @@ final class Retirement {
                 t[o + 6] = (int) pl.now;
             }
             pl.nextRetire++;
-            if (pl.nextRetire % pl.n == 0 && iterationRetired(pl.nextRetire / pl.n - 1)) {
+            if (pl.insnOf[at] == pl.n - 1 && iterationRetired(pl.iterOf[at])) {
                 return;
             }
         }

@@ -1,7 +1,6 @@
 package dev.basalt.simulator;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * Address translation for memory that moves to new pages every iteration — in BHive's harness, a stack that moves
@@ -27,13 +26,14 @@ final class Translation {
     private final long[][] moving; // per instruction: {address in iteration 2, bytes it moves an iteration}, or null
     private final int n;
     private final int walkCycles;
-    private final Map<Long, Long> ready; // page → first cycle its translation is in the first-level TLB
+    private final Tlb ready; // page → first cycle its translation is in the first-level TLB
     private long lookupFree; // the first cycle the second-level TLB takes another lookup
     private final boolean[] replayed; // per pipeline slot: whether the store instance is replayed
     // Per instruction: the iterations on the page it last found translated, and since when it is.
     private final long[] lastFrom;
     private final long[] lastTo;
     private final long[] lastReady;
+    private final int[] lastEntry; // per instruction: the TLB entry of the page it last looked up (a hint)
 
     private Translation(long[][] moving, int n, int walkCycles, int slots) {
         this.moving = moving;
@@ -43,13 +43,9 @@ final class Translation {
         this.lastFrom = new long[moving.length];
         this.lastTo = new long[moving.length];
         this.lastReady = new long[moving.length];
-        java.util.Arrays.fill(lastFrom, Long.MAX_VALUE); // nothing remembered yet
-        this.ready = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
-                return size() > ENTRIES;
-            }
-        };
+        this.lastEntry = new int[moving.length];
+        Arrays.fill(lastFrom, Long.MAX_VALUE); // nothing remembered yet
+        this.ready = new Tlb();
     }
 
     /**
@@ -79,10 +75,13 @@ final class Translation {
             return 0;
         }
         long page = page(j, i);
-        Long at = ready.get(page);
-        if (at == null) {
+        int e = ready.find(page, lastEntry[i]);
+        long at;
+        if (e >= 0) {
+            at = ready.touch(e);
+        } else {
             at = now + walkCycles;
-            ready.put(page, at);
+            lastEntry[i] = ready.insert(page, at);
         }
         // A store is replayed when it misses in the walk's first half, before the second-level TLB has answered.
         long answered = at - walkCycles / 2;
@@ -107,8 +106,13 @@ final class Translation {
             return false; // the common case: an iteration on the page this instruction last found translated
         }
         long page = page(j, i);
-        Long at = ready.get(page);
-        if (at != null && at <= now) {
+        int e = ready.find(page, lastEntry[i]);
+        if (e < 0) {
+            return true;
+        }
+        lastEntry[i] = e;
+        long at = ready.touch(e);
+        if (at <= now) {
             remember(i, page, at);
             return false;
         }
@@ -137,5 +141,56 @@ final class Translation {
     private long page(int j, int i) {
         long[] m = moving[i];
         return Math.floorDiv(m[0] + (long) (j / n - 2) * m[1], 4096);
+    }
+
+    /**
+     * The first-level TLB's {@link #ENTRIES} pages, least recently used out first: a look-up that finds its page
+     * makes it the most recent, as an access-ordered map would, without boxing a page per look-up (the scheduler asks
+     * for every waiting access of a moving block, every cycle).
+     */
+    private static final class Tlb {
+        private final long[] pages = new long[ENTRIES];
+        private final long[] readyAt = new long[ENTRIES];
+        private final long[] used = new long[ENTRIES]; // when each entry was last looked up or filled
+        private int size;
+        private long clock;
+
+        /** The entry holding {@code page}, or -1; {@code hint}, the entry it was in last, is tried first. */
+        int find(long page, int hint) {
+            if (hint < size && pages[hint] == page) {
+                return hint;
+            }
+            for (int e = 0; e < size; e++) {
+                if (pages[e] == page) {
+                    return e;
+                }
+            }
+            return -1;
+        }
+
+        /** Entry {@code e} is looked up: it becomes the most recently used; its page's ready cycle. */
+        long touch(int e) {
+            used[e] = ++clock;
+            return readyAt[e];
+        }
+
+        /** Fills an entry with {@code page}, ready at {@code at}, evicting the least recently used when full. */
+        int insert(long page, long at) {
+            int e = size;
+            if (size == ENTRIES) {
+                e = 0;
+                for (int k = 1; k < size; k++) {
+                    if (used[k] < used[e]) {
+                        e = k;
+                    }
+                }
+            } else {
+                size++;
+            }
+            pages[e] = page;
+            readyAt[e] = at;
+            used[e] = ++clock;
+            return e;
+        }
     }
 }
