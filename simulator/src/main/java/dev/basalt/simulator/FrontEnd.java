@@ -102,7 +102,8 @@ final class FrontEnd {
             pl.queuedUops += u;
             uops += u;
             count++;
-            if (pl.decodeNext < pl.total && pl.fusedTail[i + 1 == pl.n ? 0 : i + 1]) { // the jump fused with it comes along
+            // the jump fused with it comes along
+            if (pl.decodeNext < pl.total && pl.fusedTail[i + 1 == pl.n ? 0 : i + 1]) {
                 pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
             }
             if (s.decodedAlone()) {

@@ -127,8 +127,8 @@ final class Pipeline extends BlockFacts {
     final long[][] eliminationCycle;
     // Ports.
     final long[] portFree;
-    final int[] portWaiters;
-    final long[] fenceFree = new long[4]; // per fence kind (Fences): the first cycle the next may execute // per port, this cycle: older entries, ready, whose one micro-op waits for it
+    final int[] portWaiters; // per port, this cycle: older entries, ready, whose one micro-op waits for it
+    final long[] fenceFree = new long[4]; // per fence kind (Fences): the first cycle the next may execute
     final long[] portUse;
     final long[] portBusy; // per iteration and port: busy cycles of that iteration's micro-ops
     final long[] scratch;
