@@ -14,13 +14,15 @@ import java.util.Set;
 /**
  * One estimator made of several of the same kind, each for its own CPUs: a model trained on BHive's Intel CPUs and
  * one trained on a CPU Basalt measured, served under one name ({@code granite}). Each call goes to the estimator of
- * its CPU; the CPUs are the union. Thread-safe when its parts are; closing it closes them.
+ * its CPU; the CPUs are the union, listed in Basalt's order of CPUs whichever part serves them. Thread-safe when its
+ * parts are; closing it closes them.
  */
 public final class CpuRouted implements ThroughputEstimator, AutoCloseable {
 
     private final String name;
     private final Map<Microarchitecture, ThroughputEstimator> byCpu = new LinkedHashMap<>();
     private final List<ThroughputEstimator> parts;
+    private final Set<Microarchitecture> supported;
 
     /**
      * @param name  the name it answers to
@@ -37,6 +39,10 @@ public final class CpuRouted implements ThroughputEstimator, AutoCloseable {
                 byCpu.putIfAbsent(m, e);
             }
         }
+        // Precedence decides who serves a CPU, not where it is listed: a CPU's own model goes first, and
+        // `basalt predict` would otherwise print Zen 5 before the Intel CPUs.
+        this.supported = java.util.Collections.unmodifiableSet(
+                new LinkedHashSet<>(byCpu.keySet().stream().sorted().toList()));
     }
 
     /**
@@ -77,7 +83,7 @@ public final class CpuRouted implements ThroughputEstimator, AutoCloseable {
 
     @Override
     public Set<Microarchitecture> supported() {
-        return java.util.Collections.unmodifiableSet(byCpu.keySet());
+        return supported;
     }
 
     @Override

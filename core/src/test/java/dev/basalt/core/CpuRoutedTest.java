@@ -88,6 +88,8 @@ class CpuRoutedTest {
         assertEquals(2.0, r.predict(b, zen5).cyclesPerIteration());
         assertEquals(1.0, r.predict(b, Microarchitecture.HASWELL).cyclesPerIteration());
         assertEquals(Set.of(Microarchitecture.HASWELL, zen5), r.supported());
+        // Listed in Basalt's order of CPUs, not by precedence (basalt predict prints them in this order).
+        assertEquals(List.of(Microarchitecture.HASWELL, zen5), List.copyOf(r.supported()));
         // No CPU with a model of its own: the main model itself.
         assertSame(main, CpuRouted.withOwnModels("granite", main, cpu -> Optional.empty()));
     }
