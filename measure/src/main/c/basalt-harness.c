@@ -6,8 +6,9 @@
  * child may die on any block; the parent then writes an error row and starts a new child.
  *
  * What one MEASURE request does (the method is documented once, in Measurer.java's javadoc):
- *   - generates four functions: the block unrolled u0 and u1 times, and the calibration chain (`add rax, 1`, one
- *     cycle per copy on every x86-64 core since 2011) unrolled c0 and c1 times; each reads the timer, runs
+ *   - generates four functions: the block unrolled u0 and u1 times, and the calibration chain the request carries
+ *     (by default `add rax, rcx`: one cycle per copy on every x86-64 core since 2011) unrolled c0 and c1 times;
+ *     each reads the timer, runs
  *     `repetitions` times {BHive's initial state (below); the copies}, and reads the timer again;
  *   - runs the u1 and u0 functions once untimed: every page the block touches faults, and the SIGSEGV handler maps
  *     it to the one shared data page and lets the instruction run again (BHive maps on the fault and restarts);
@@ -50,7 +51,7 @@
 #include <unistd.h>
 #include <cpuid.h>
 
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
 #define REQUEST_MAGIC 0x51524d42u  /* "BMRQ" */
 #define RESPONSE_MAGIC 0x53524d42u /* "BMRS" */
 #define OP_INFO 1
@@ -67,6 +68,7 @@
 #define LOWEST_MAPPABLE 0x10000ul          /* vm.mmap_min_addr's usual value */
 #define USER_TOP 0x800000000000ul          /* first address of the kernel's half (48-bit) */
 #define MAX_BLOCK_BYTES 4096u
+#define MAX_CLOCK_BYTES 64u
 #define MAX_CODE_BYTES (8u << 20)
 #define MAX_ROUNDS 1000u
 #define MAX_PAGES_LIMIT 65536u
@@ -76,7 +78,7 @@
 
 struct request {
     uint32_t magic, op, length, unroll[2], cal_unroll[2], rounds, max_pages, cpu_seconds, target_ticks,
-        max_repetitions;
+        max_repetitions, clock_length;
 };
 
 /* The control page the generated code reads and writes (absolute addresses, through rax). */
@@ -427,7 +429,13 @@ static int run(struct function *f, uint32_t length, uint64_t repetitions, uint64
 /* ---- requests ---- */
 
 static uint8_t block[MAX_BLOCK_BYTES];
-static const uint8_t calibration_body[] = {0x48, 0x83, 0xc0, 0x01}; /* add rax, 1 */
+/*
+ * The calibration chain comes with every request (the parent chooses it: Measurer's ClockChain). It must be a
+ * dependent register-register chain: Golden Cove and later Intel P-cores execute `add r64, imm`, `inc`, `lea r64,
+ * [r64+imm]` and `mov r64, imm` at rename, about four a cycle, so an immediate chain would read 4x too fast a clock.
+ */
+static uint8_t calibration_body[MAX_CLOCK_BYTES];
+static uint32_t calibration_length;
 
 /* The smallest of three runs' differences of function b over function a, in timer ticks (at least 1). */
 static uint64_t probe(struct function *a, struct function *b, uint32_t length) {
@@ -449,7 +457,7 @@ static void measure(const struct request *q) {
     static uint64_t ticks[4 * MAX_ROUNDS];
     struct function fn[4] = {{0}};
     const uint8_t *bodies[4] = {calibration_body, block, calibration_body, block};
-    uint32_t lengths[4] = {sizeof calibration_body, q->length, sizeof calibration_body, q->length};
+    uint32_t lengths[4] = {calibration_length, q->length, calibration_length, q->length};
     uint32_t copies[4] = {q->cal_unroll[0], q->unroll[0], q->cal_unroll[1], q->unroll[1]};
     max_pages = q->max_pages;
     unmap_block_pages();
@@ -469,7 +477,7 @@ static void measure(const struct request *q) {
     /* Repetitions so that each difference of the two unrolls is about target_ticks long: the timer may tick
        coarsely (26 ticks a step in a KVM guest here), and a short difference is mostly rounding. */
     uint64_t block_reps = repetitions_for(q->target_ticks, probe(&fn[1], &fn[3], q->length), q->max_repetitions);
-    uint64_t cal_reps = repetitions_for(q->target_ticks, probe(&fn[0], &fn[2], sizeof calibration_body),
+    uint64_t cal_reps = repetitions_for(q->target_ticks, probe(&fn[0], &fn[2], calibration_length),
                                         MAX_REPETITIONS);
     uint64_t reps[4] = {cal_reps, block_reps, cal_reps, block_reps};
     while (kept < q->rounds && rejected <= 4 * q->rounds + 16) {
@@ -626,18 +634,21 @@ int main(int argc, char **argv) {
         if (q.magic != REQUEST_MAGIC) return 7;
         if (q.op == OP_QUIT) return 0;
         if (q.op == OP_INFO) { info(); continue; }
-        if (q.op != OP_MEASURE || q.length == 0 || q.length > MAX_BLOCK_BYTES) {
+        if (q.op != OP_MEASURE || q.length == 0 || q.length > MAX_BLOCK_BYTES || q.clock_length == 0
+            || q.clock_length > MAX_CLOCK_BYTES) {
             respond(STATUS_REQUEST_ERROR, 0, 0, 0, 0, 0, "malformed request", NULL, 0);
             return 7;
         }
         if (read_all(block, q.length) != 0) return 0;
+        if (read_all(calibration_body, q.clock_length) != 0) return 0;
+        calibration_length = q.clock_length;
         int bad = q.rounds == 0 || q.rounds > MAX_ROUNDS || q.max_pages == 0 || q.max_pages > MAX_PAGES_LIMIT
                   || q.cpu_seconds == 0 || q.target_ticks == 0
                   || q.max_repetitions == 0 || q.max_repetitions > MAX_REPETITIONS;
         for (int i = 0; i < 2; i++) {
             bad |= q.unroll[i] == 0 || q.cal_unroll[i] == 0
                    || code_size(q.length, q.unroll[i]) > MAX_CODE_BYTES
-                   || code_size(sizeof calibration_body, q.cal_unroll[i]) > MAX_CODE_BYTES;
+                   || code_size(calibration_length, q.cal_unroll[i]) > MAX_CODE_BYTES;
         }
         if (bad) {
             respond(STATUS_REQUEST_ERROR, 0, 0, 0, 0, 0, "request out of range (unrolls, rounds, pages or time)", NULL, 0);

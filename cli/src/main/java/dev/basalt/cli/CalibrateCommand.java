@@ -13,6 +13,7 @@ import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.Tuner;
 import dev.basalt.measure.BlockMeasurement;
+import dev.basalt.measure.ClockCheck;
 import dev.basalt.measure.HostCpu;
 import dev.basalt.measure.MeasureConfig;
 import dev.basalt.measure.MeasurementFiles;
@@ -93,6 +94,9 @@ final class CalibrateCommand implements Callable<Integer> {
     Integer jobs;
 
     @Mixin
+    ClockOption clockOption;
+
+    @Mixin
     DebugOption debugOption;
 
     @Override
@@ -109,9 +113,9 @@ final class CalibrateCommand implements Callable<Integer> {
                     + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ")");
         }
         Outputs.checkFolder("--out", out);
+        MeasureConfig config = clockOption.apply(MeasureConfig.defaults());
         Files.createDirectories(out);
         long t0 = System.nanoTime();
-        MeasureConfig config = MeasureConfig.defaults();
         if (jobs != null) {
             config = config.withJobs(jobs);
         }
@@ -122,11 +126,12 @@ final class CalibrateCommand implements Callable<Integer> {
         Map<String, BlockMeasurement> again;
         HostCpu host;
         Microarchitecture start;
-        try (Measurer measurer = new Measurer(config); ProgressBars bars = new ProgressBars(spec.commandLine()
+        try (Measurer measurer = open(config, command); ProgressBars bars = new ProgressBars(spec.commandLine()
                 .getErr())) {
             host = measurer.host();
             start = from != null ? from : closest(host);
             o.printf("host: %s; timer %s%n", host.describe(), host.timer());
+            ClockOption.print(o, "", measurer.clockCheck());
             o.printf("start: %s (%s)%s%n", start.llvmName(), start.descriptor().description(),
                     from != null ? ", as --from asks" : closestWhy(host, start));
             o.flush();
@@ -199,6 +204,20 @@ final class CalibrateCommand implements Callable<Integer> {
         o.print(md);
         o.flush();
         return 0;
+    }
+
+    /**
+     * The measurer, once its clock check passed. When it fails, the folder gets only {@code calibrate.log}, saying
+     * why, and the command exits 1: nothing was measured, so nothing else is written.
+     */
+    private Measurer open(MeasureConfig config, String command) throws IOException {
+        try {
+            return ClockOption.open(config);
+        } catch (ClockCheck.Refused e) {
+            dev.basalt.core.AtomicFiles.writeString(out.resolve("calibrate.log"), java.time.Instant.now() + " "
+                    + command + "\n" + e.getMessage() + "\n");
+            throw e;
+        }
     }
 
     /**
@@ -278,7 +297,8 @@ final class CalibrateCommand implements Callable<Integer> {
         }
         Map<String, BlockMeasurement> before = files.finished();
         List<String> todo = hexes.stream().filter(h -> !before.containsKey(h)).toList();
-        files.writeMeta(measurer.host(), measurer.method(), command, 0, false, measurer.timerNote());
+        files.writeMeta(measurer.host(), measurer.method(), measurer.clockCheck(), command, 0, false,
+                measurer.timerNote());
         files.open();
         long t0 = System.nanoTime();
         measurer.measureAll(todo, m -> {
@@ -290,8 +310,8 @@ final class CalibrateCommand implements Callable<Integer> {
         }, bars);
         double seconds = (System.nanoTime() - t0) / 1e9;
         files.finish(hexes);
-        files.writeMeta(measurer.host(), measurer.method(), command, todo.isEmpty() ? 0 : todo.size() / seconds,
-                true, measurer.timerNote());
+        files.writeMeta(measurer.host(), measurer.method(), measurer.clockCheck(), command,
+                todo.isEmpty() ? 0 : todo.size() / seconds, true, measurer.timerNote());
         return files.finished();
     }
 

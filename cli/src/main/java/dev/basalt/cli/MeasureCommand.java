@@ -56,7 +56,7 @@ final class MeasureCommand implements Callable<Integer> {
     Integer jobs;
 
     @Option(names = "--timer", defaultValue = "auto", paramLabel = "TIMER", description = "auto (the core-cycle "
-            + "counter where the kernel gives one, else the time-stamp counter calibrated by a 1-cycle add chain) or "
+            + "counter where the kernel gives one, else the time-stamp counter calibrated by --clock-chain) or "
             + "tsc (always the calibrated time-stamp counter); default ${DEFAULT-VALUE}.")
     String timer;
 
@@ -67,6 +67,9 @@ final class MeasureCommand implements Callable<Integer> {
     @Option(names = "--time-limit", paramLabel = "SECONDS", description = "Seconds one try of a block may run before "
             + "its child is killed (default 20).")
     Integer timeLimit;
+
+    @Mixin
+    ClockOption clockOption;
 
     @Mixin
     DebugOption debugOption;
@@ -104,12 +107,12 @@ final class MeasureCommand implements Callable<Integer> {
         if (timeLimit != null) {
             config = config.withTimeLimitSeconds(timeLimit);
         }
-        config = config.withTscOnly(timer.equals("tsc"));
+        config = clockOption.apply(config.withTscOnly(timer.equals("tsc")));
         String command = "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         ObjectMapper mapper = new ObjectMapper();
         ArrayNode json = mapper.createArrayNode();
         MeasurementFiles files = new MeasurementFiles(out);
-        try (Measurer measurer = new Measurer(config); ProgressBars bars = new ProgressBars(err)) {
+        try (Measurer measurer = ClockOption.open(config); ProgressBars bars = new ProgressBars(err)) {
             try {
                 files.resume(measurer.host(), measurer.method());
             } catch (IllegalStateException e) {
@@ -125,8 +128,10 @@ final class MeasureCommand implements Callable<Integer> {
             if (!measurer.timerNote().isEmpty()) {
                 err.println("basalt measure: note: " + measurer.timerNote());
             }
+            ClockOption.print(err, "basalt measure: ", measurer.clockCheck());
             err.flush();
-            files.writeMeta(measurer.host(), measurer.method(), command, 0, false, measurer.timerNote());
+            files.writeMeta(measurer.host(), measurer.method(), measurer.clockCheck(), command, 0, false,
+                    measurer.timerNote());
             files.open();
             if (format.equals("csv")) {
                 outText.println(MeasurementFiles.header());
@@ -143,7 +148,8 @@ final class MeasureCommand implements Callable<Integer> {
             bars.close();
             double rate = todo.isEmpty() ? 0 : todo.size() / seconds;
             files.finish(order);
-            files.writeMeta(measurer.host(), measurer.method(), command, rate, true, measurer.timerNote());
+            files.writeMeta(measurer.host(), measurer.method(), measurer.clockCheck(), command, rate, true,
+                    measurer.timerNote());
             Map<String, BlockMeasurement> all = files.finished();
             int[] counts = new int[BlockMeasurement.Status.values().length];
             String firstFailure = null;

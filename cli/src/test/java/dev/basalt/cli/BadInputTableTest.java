@@ -304,6 +304,14 @@ class BadInputTableTest {
         bad("measure", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/m.csv", "4801d8");
         bad("measure", "negative size", "--tries", "--tries", "-1", "--out", "$DIR/m.csv", "4801d8");
         bad("measure", "zero size", "--time-limit", "--time-limit", "0", "--out", "$DIR/m.csv", "4801d8");
+        bad("measure", "malformed option value", "--clock-chain", "--clock-chain", "add rax, rcx", "--out",
+                "$DIR/m.csv", "4801d8");
+        bad("measure", "malformed option value", "--clock-chain", "--clock-chain", "add rax, rcx=fast", "--out",
+                "$DIR/m.csv", "4801d8");
+        bad("measure", "unknown instruction", "--clock-chain", "--clock-chain", "nosuch rax=1", "--out",
+                "$DIR/m.csv", "4801d8");
+        bad("measure", "a clock that cannot run", "--clock-chain", "--clock-chain", "push rax=1", "--out",
+                "$DIR/m.csv", "4801d8");
         // calibrate (every case fails before a block is measured)
         bad("calibrate", "no output", "--out");
         bad("calibrate", "too small", "--blocks", "--blocks", "5", "--out", "$DIR/cal");
@@ -311,6 +319,7 @@ class BadInputTableTest {
         bad("calibrate", "unknown CPU", "--from", "--from", "pentium", "--out", "$DIR/cal");
         bad("calibrate", "unwritable output", "--out", "--out", "$DIR/file.txt/cal");
         bad("calibrate", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/cal");
+        bad("calibrate", "zero size", "--clock-chain", "--clock-chain", "add rax, rcx=0", "--out", "$DIR/cal");
         // serve (each fails before it listens)
         bad("serve", "port out of range", "--port", "--port", "70000");
         bad("serve", "zero time limit", "--timeout", "--timeout", "0");

@@ -36,12 +36,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * crash costs little. The build compiles it with the system compiler into the jar's classes; {@link #executable()}
  * copies it out of the jar once (by content hash).
  *
- * <p>Protocol (little-endian, on the child's standard input and output): a request is twelve 32-bit words — magic
- * {@code BMRQ}, operation (1 info, 2 measure, 3 quit), block length, the two unrolls, the two calibration unrolls,
- * rounds, page limit, CPU-time limit in seconds, target ticks, most repetitions — then the block's bytes. A response is eight words —
- * magic {@code BMRS}, status (0 ok, 1 the block failed, 2 bad request), pages touched, rounds kept, rounds
- * rejected, block and calibration repetitions, message length — the message, then four 64-bit tick counts per
- * kept round: calibration at the small unroll, block at the small unroll, calibration and block at the large one.
+ * <p>Protocol (little-endian, on the child's standard input and output; version 2): a request is thirteen 32-bit
+ * words — magic {@code BMRQ}, operation (1 info, 2 measure, 3 quit), block length, the two unrolls, the two
+ * calibration unrolls, rounds, page limit, CPU-time limit in seconds, target ticks, most repetitions, calibration
+ * chain length — then the block's bytes and the calibration chain's ({@link ClockChain}). A response is eight
+ * words — magic {@code BMRS}, status (0 ok, 1 the block failed, 2 bad request), pages touched, rounds kept, rounds
+ * rejected, block and calibration repetitions, message length — the message, then four 64-bit tick counts per kept
+ * round: calibration at the small unroll, block at the small unroll, calibration and block at the large one.
  */
 final class Harness implements AutoCloseable {
 
@@ -53,8 +54,14 @@ final class Harness implements AutoCloseable {
     private static final String RESOURCE = "basalt-harness";
 
     /** What one measure request asks for. */
-    record Request(byte[] code, int unrollSmall, int unrollLarge, int calibrationSmall, int calibrationLarge,
-                   int rounds, int maxPages, int cpuSeconds, long targetTicks, int maxRepetitions) {
+    record Request(byte[] code, int unrollSmall, int unrollLarge, byte[] clock, int calibrationSmall,
+                   int calibrationLarge, int rounds, int maxPages, int cpuSeconds, long targetTicks,
+                   int maxRepetitions) {
+
+        /** The request of an operation that measures nothing (info, quit). */
+        static Request empty() {
+            return new Request(new byte[0], 0, 0, new byte[0], 0, 0, 0, 0, 0, 0, 0);
+        }
     }
 
     /** A reply: a run's raw timings, or why the block could not run. */
@@ -141,7 +148,7 @@ final class Harness implements AutoCloseable {
     /** The child's key=value facts: protocol, timer, vector width, seccomp, CPUID leaves, XCR0. */
     Map<String, String> info() throws IOException {
         ensureStarted();
-        writeRequest(OP_INFO, new Request(new byte[0], 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        writeRequest(OP_INFO, Request.empty());
         Reply reply = readReply(30);
         if (!(reply instanceof Run)) {
             throw new IOException("the measuring harness did not answer its info request: "
@@ -167,10 +174,11 @@ final class Harness implements AutoCloseable {
     private String lastMessage = "";
 
     private void writeRequest(int op, Request r) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(48 + r.code().length).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(52 + r.code().length + r.clock().length).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(REQUEST_MAGIC).putInt(op).putInt(r.code().length).putInt(r.unrollSmall()).putInt(r.unrollLarge())
                 .putInt(r.calibrationSmall()).putInt(r.calibrationLarge()).putInt(r.rounds()).putInt(r.maxPages())
-                .putInt(r.cpuSeconds()).putInt((int) Math.min(Integer.MAX_VALUE, r.targetTicks())).putInt(r.maxRepetitions()).put(r.code());
+                .putInt(r.cpuSeconds()).putInt((int) Math.min(Integer.MAX_VALUE, r.targetTicks()))
+                .putInt(r.maxRepetitions()).putInt(r.clock().length).put(r.code()).put(r.clock());
         try {
             out.write(b.array());
             out.flush();
@@ -297,7 +305,7 @@ final class Harness implements AutoCloseable {
     public void close() {
         if (process != null && process.isAlive()) {
             try {
-                writeRequest(OP_QUIT, new Request(new byte[0], 0, 0, 0, 0, 0, 0, 0, 0, 0));
+                writeRequest(OP_QUIT, Request.empty());
                 process.waitFor(2, TimeUnit.SECONDS);
             } catch (IOException e) {
                 // going anyway

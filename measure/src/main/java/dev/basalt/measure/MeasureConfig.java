@@ -15,10 +15,11 @@ package dev.basalt.measure;
  * @param maxCodeBytes    the large unroll's code is kept under this
  * @param timeLimitSeconds wall-clock seconds one try may take before its child is killed
  * @param staticChecks    whether blocks are checked before they run (off only in tests of the child's isolation)
+ * @param clock           the calibration chain that converts timer ticks into cycles ({@link ClockChain})
  */
 public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int rounds, int tries, int maxTries,
                             double maxSpread, long targetTicks, int maxPages, int maxCodeBytes, int timeLimitSeconds,
-                            boolean staticChecks) {
+                            boolean staticChecks, ClockChain clock) {
 
     public MeasureConfig {
         check(jobs >= 1 && jobs <= 256, "jobs", jobs);
@@ -30,6 +31,7 @@ public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int roun
         check(maxPages >= 1 && maxPages <= 65_536, "maxPages", maxPages);
         check(maxCodeBytes >= 256 && maxCodeBytes <= 4 << 20, "maxCodeBytes", maxCodeBytes);
         check(timeLimitSeconds >= 1 && timeLimitSeconds <= 3600, "timeLimitSeconds", timeLimitSeconds);
+        check(clock != null, "clock", clock);
     }
 
     private static void check(boolean ok, String name, Object value) {
@@ -41,27 +43,28 @@ public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int roun
     /** Both CPUs of a two-CPU machine (at most as many children as CPUs), timer chosen by the host. */
     public static MeasureConfig defaults() {
         int cpus = Math.max(1, Runtime.getRuntime().availableProcessors());
-        return new MeasureConfig(cpus, false, true, 16, 5, 15, 0.02, 20_000, 1024, 16_384, 20, true);
+        return new MeasureConfig(cpus, false, true, 16, 5, 15, 0.02, 20_000, 1024, 16_384, 20, true,
+                ClockChain.REGISTER_ADD);
     }
 
     public MeasureConfig withJobs(int n) {
         return new MeasureConfig(n, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, timeLimitSeconds, staticChecks);
+                maxCodeBytes, timeLimitSeconds, staticChecks, clock);
     }
 
     public MeasureConfig withTscOnly(boolean tsc) {
         return new MeasureConfig(jobs, tsc, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, timeLimitSeconds, staticChecks);
+                maxCodeBytes, timeLimitSeconds, staticChecks, clock);
     }
 
     public MeasureConfig withTries(int n, int most) {
         return new MeasureConfig(jobs, tscOnly, seccomp, rounds, n, most, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, timeLimitSeconds, staticChecks);
+                maxCodeBytes, timeLimitSeconds, staticChecks, clock);
     }
 
     public MeasureConfig withTimeLimitSeconds(int seconds) {
         return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, seconds, staticChecks);
+                maxCodeBytes, seconds, staticChecks, clock);
     }
 
     /**
@@ -70,7 +73,16 @@ public record MeasureConfig(int jobs, boolean tscOnly, boolean seccomp, int roun
      */
     public MeasureConfig withStaticChecks(boolean on) {
         return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
-                maxCodeBytes, timeLimitSeconds, on);
+                maxCodeBytes, timeLimitSeconds, on, clock);
+    }
+
+    /**
+     * With another calibration chain. The default, {@code add rax, rcx}, is right on every x86-64 core Basalt knows;
+     * another is for a host that folds it, or for a test that shows the clock check refusing a wrong one.
+     */
+    public MeasureConfig withClock(ClockChain chain) {
+        return new MeasureConfig(jobs, tscOnly, seccomp, rounds, tries, maxTries, maxSpread, targetTicks, maxPages,
+                maxCodeBytes, timeLimitSeconds, staticChecks, chain);
     }
 
     /** Copies in the large unroll at most. */

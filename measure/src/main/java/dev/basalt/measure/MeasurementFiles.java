@@ -209,9 +209,12 @@ public final class MeasurementFiles {
         return List.copyOf(done.values());
     }
 
-    /** Writes the meta file: host, method, calibration, counts, speed and provenance. */
-    public void writeMeta(HostCpu host, ObjectNode method, String command, double blocksPerSecond, boolean complete,
-                          String timerNote) throws IOException {
+    /**
+     * Writes the meta file: host, method, calibration, the clock check (known answers and host facts), counts, speed
+     * and provenance.
+     */
+    public void writeMeta(HostCpu host, ObjectNode method, ClockCheck.Report clock, String command,
+                          double blocksPerSecond, boolean complete, String timerNote) throws IOException {
         ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode root = mapper.createObjectNode();
         root.put("kind", "basalt-measurement");
@@ -236,7 +239,7 @@ public final class MeasurementFiles {
             }
         }
         ObjectNode cal = root.putObject("calibration");
-        cal.put("chain", "add rax, 1 (one cycle per copy)");
+        cal.put("chain", clock.chain().describe());
         if (!ratios.isEmpty()) {
             double[] r = ratios.stream().mapToDouble(d -> d).sorted().toArray();
             cal.put("ticks_per_cycle_median", Measurer.median(ratios));
@@ -245,6 +248,7 @@ public final class MeasurementFiles {
             cal.put("ticks_per_cycle_p05", r[(int) (0.05 * (r.length - 1))]);
             cal.put("ticks_per_cycle_p95", r[(int) (0.95 * (r.length - 1))]);
         }
+        root.set("clock_check", clock.json());
         ObjectNode c = root.putObject("blocks");
         c.put("total", done.size());
         counts.forEach(c::put);

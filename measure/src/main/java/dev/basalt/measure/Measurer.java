@@ -30,12 +30,17 @@ import java.util.function.Consumer;
  * values however often it is repeated.
  *
  * <p><b>Timer.</b> The core-cycle counter where the kernel gives one to user space; otherwise the time-stamp counter,
- * which counts at a fixed rate while the core's clock moves: a calibration chain of known latency ({@code add rax,
- * 1}, one cycle on every x86-64 core since 2011) is measured the same way, interleaved with the block in every round
- * (calibration small, block small, calibration large, block large), and a try whose calibration drifted between its
- * first and second half by more than 2% is re-done. A run during which the child was switched out (getrusage's
- * context-switch counts, a software count the kernel keeps without performance counters) or a page was mapped is
- * rejected and its round repeated.
+ * which counts at a fixed rate while the core's clock moves: a calibration chain of known latency ({@link
+ * ClockChain}: {@code add rax, rcx}, one cycle on every x86-64 core since 2011 — a register-register chain, because
+ * Golden Cove and later Intel P-cores execute {@code add rax, 1} at rename, four a cycle) is measured the same way,
+ * interleaved with the block in every round (calibration small, block small, calibration large, block large), and a
+ * try whose calibration drifted between its first and second half by more than 2% is re-done. A run during which the
+ * child was switched out (getrusage's context-switch counts, a software count the kernel keeps without performance
+ * counters) or a page was mapped is rejected and its round repeated.
+ *
+ * <p><b>Clock check.</b> Before a {@code Measurer} measures anything, its constructor times known answers that do
+ * not depend on the chain's instruction, and the host's renamer facts ({@link ClockCheck}); if the answers are more
+ * than 2% off, the chain is not what it claims on this host and the constructor throws {@link ClockCheck.Refused}.
  *
  * <p><b>Statistics.</b> A try is {@code rounds} rounds (BHive: 16), the first discarded, each unroll's minimum kept.
  * A block gets {@code tries} tries, each calibrated on its own; it is measured when more than half of its tries agree
@@ -63,31 +68,56 @@ public final class Measurer implements AutoCloseable {
     private final List<Harness> harnesses = new ArrayList<>();
     private final HostCpu host;
     private final String timerNote;
+    private final ClockCheck.Report clockCheck;
 
     /**
-     * Starts the first child and reads the host from it. A core-cycle counter must count the calibration chain at
-     * one tick a cycle (within 5%); one that does not (a counter the kernel moved, a hypervisor's odd one) is not
-     * trusted, and every child times with the calibrated time-stamp counter instead ({@link #timerNote()}).
+     * Starts the first child, reads the host from it and checks the clock ({@link ClockCheck}). A core-cycle counter
+     * must count the calibration chain at one tick a cycle (within 5%); one that does not (a counter the kernel
+     * moved, a hypervisor's odd one) is not trusted, and every child times with the calibrated time-stamp counter
+     * instead ({@link #timerNote()}).
+     *
+     * @throws ClockCheck.Refused when the known answers, timed by the configured chain, are more than 2% off: the
+     *                            chain does not take its cycles on this host, and nothing may be measured with it
      */
     public Measurer(MeasureConfig config) throws IOException {
         Path executable = Harness.executable();
         Harness first = new Harness(executable, 0, config.seccomp(), config.tscOnly());
-        HostCpu found = HostCpu.of(first.info());
-        String note = "";
-        if (found.timer().equals("core-cycles")) {
-            double ratio = calibrationRatio(first);
-            if (!(Math.abs(ratio - 1) <= 0.05)) {
-                first.close();
-                config = config.withTscOnly(true);
-                first = new Harness(executable, 0, config.seccomp(), true);
-                found = HostCpu.of(first.info());
-                note = String.format(Locale.ROOT, "the core-cycle counter counted %.3f a cycle of the calibration "
-                        + "chain; timing with the time-stamp counter instead", ratio);
+        try {
+            HostCpu found = HostCpu.of(first.info());
+            String note = "";
+            if (found.timer().equals("core-cycles")) {
+                double ratio = calibrationRatio(first, config.clock());
+                if (!(Math.abs(ratio - 1) <= 0.05)) {
+                    first.close();
+                    config = config.withTscOnly(true);
+                    first = new Harness(executable, 0, config.seccomp(), true);
+                    found = HostCpu.of(first.info());
+                    note = String.format(Locale.ROOT, "the core-cycle counter counted %.3f a cycle of the calibration "
+                            + "chain; timing with the time-stamp counter instead", ratio);
+                }
             }
+            Admission.Verdict runnable = Admission.check(config.clock().hex(), found);
+            if (runnable instanceof Admission.Refused r) {
+                throw new ClockChain.NotRunnable("'" + config.clock().assembly() + "' cannot be the clock: it "
+                        + r.reason());
+            }
+            Admission.Admitted a = (Admission.Admitted) runnable;
+            if (a.droppedBranch() || a.stackPerCopy() != 0 || a.code().length != config.clock().code().length) {
+                throw new ClockChain.NotRunnable("'" + config.clock().assembly() + "' cannot be the clock: a clock "
+                        + "chain may neither branch nor move rsp");
+            }
+            this.config = config;
+            this.host = found;
+            this.timerNote = note;
+            Harness checked = first;
+            this.clockCheck = ClockCheck.run(config.clock(), hex -> measure(hex, checked));
+            if (!clockCheck.passed()) {
+                throw new ClockCheck.Refused(found, clockCheck);
+            }
+        } catch (IOException | RuntimeException e) {
+            first.close();
+            throw e;
         }
-        this.config = config;
-        this.host = found;
-        this.timerNote = note;
         harnesses.add(first);
         int cpus = Math.max(1, Runtime.getRuntime().availableProcessors());
         for (int i = 1; i < config.jobs(); i++) {
@@ -95,20 +125,28 @@ public final class Measurer implements AutoCloseable {
         }
     }
 
+    /** The known answers and host facts measured when this {@code Measurer} started (they passed). */
+    public ClockCheck.Report clockCheck() {
+        return clockCheck;
+    }
+
     /** Why the timer is not the one the host offers, or "". */
     public String timerNote() {
         return timerNote;
     }
 
-    /** Ticks a cycle of the calibration chain, measured as a block: 1 for a sound core-cycle counter. */
-    private static double calibrationRatio(Harness h) throws IOException {
-        byte[] chain = {0x48, (byte) 0x83, (byte) 0xc0, 0x01}; // add rax, 1
-        Harness.Reply reply = h.measure(new Harness.Request(chain, CALIBRATION_SMALL, CALIBRATION_LARGE,
+    /**
+     * Ticks a cycle of the calibration chain, the chain measured as a block with itself as the clock and its
+     * cycles taken from its own claim: 1 for a sound core-cycle counter.
+     */
+    private static double calibrationRatio(Harness h, ClockChain clock) throws IOException {
+        byte[] chain = clock.code();
+        Harness.Reply reply = h.measure(new Harness.Request(chain, CALIBRATION_SMALL, CALIBRATION_LARGE, chain,
                 CALIBRATION_SMALL, CALIBRATION_LARGE, 16, 16, 20, 20_000, MAX_REPETITIONS), 20);
         if (!(reply instanceof Harness.Run run)) {
             return Double.NaN;
         }
-        Try t = evaluate(run, new int[] {CALIBRATION_SMALL, CALIBRATION_LARGE});
+        Try t = evaluate(run, new int[] {CALIBRATION_SMALL, CALIBRATION_LARGE}, clock.cyclesPerCopy());
         return t == null ? Double.NaN : t.ticksPerCycle();
     }
 
@@ -197,8 +235,8 @@ public final class Measurer implements AutoCloseable {
         }
         length = code.length;
         int[] unroll = config.unrolls(length, mostCopies);
-        Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], CALIBRATION_SMALL,
-                CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
+        Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], config.clock().code(),
+                CALIBRATION_SMALL, CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
                 config.targetTicks(), MAX_REPETITIONS);
         List<Double> values = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
@@ -214,7 +252,7 @@ public final class Measurer implements AutoCloseable {
             Harness.Run run = (Harness.Run) reply;
             pages = run.pages();
             reps = run.blockRepetitions();
-            Try t = evaluate(run, unroll);
+            Try t = evaluate(run, unroll, config.clock().cyclesPerCopy());
             if (t == null) {
                 continue; // drifted, or too few clean rounds: re-done
             }
@@ -246,6 +284,7 @@ public final class Measurer implements AutoCloseable {
         m.put("name", "BHive (Chen et al., IISWC 2019): two unrolls, their difference over the difference of copies");
         m.put("unrolls", "the most copies that fit in " + config.maxCodeBytes() + " bytes, at most "
                 + MeasureConfig.MAX_UNROLL + ", and half as many");
+        m.put("calibration_chain", config.clock().describe());
         m.put("calibration_unrolls", CALIBRATION_SMALL + " and " + CALIBRATION_LARGE);
         m.put("timer_mode", config.tscOnly() ? "tsc (forced)" : "core cycles where the kernel gives them, else tsc");
         m.put("rounds", config.rounds());
@@ -277,15 +316,17 @@ public final class Measurer implements AutoCloseable {
     /**
      * A try's value from its rounds (the first discarded), or null when it cannot be trusted: fewer than four clean
      * rounds, a calibration that drifted by more than 2% between the two halves, or no positive difference.
+     *
+     * @param clockCycles the cycles one copy of the calibration chain takes
      */
-    static Try evaluate(Harness.Run run, int[] unroll) {
+    static Try evaluate(Harness.Run run, int[] unroll, double clockCycles) {
         int k = run.kept();
         if (k < 4) {
             return null;
         }
-        double firstHalf = ratio(run, 1, 1 + (k - 1) / 2);
-        double secondHalf = ratio(run, 1 + (k - 1) / 2, k);
-        double ratio = ratio(run, 1, k);
+        double firstHalf = ratio(run, 1, 1 + (k - 1) / 2, clockCycles);
+        double secondHalf = ratio(run, 1 + (k - 1) / 2, k, clockCycles);
+        double ratio = ratio(run, 1, k, clockCycles);
         if (!(ratio > 0) || Math.abs(firstHalf - secondHalf) > 0.02 * ratio) {
             return null;
         }
@@ -296,10 +337,11 @@ public final class Measurer implements AutoCloseable {
         return cycles > 0 ? new Try(cycles, ratio) : null;
     }
 
-    private static double ratio(Harness.Run run, int from, int to) {
+    private static double ratio(Harness.Run run, int from, int to, double clockCycles) {
         long small = min(run, 0, from, to);
         long large = min(run, 2, from, to);
-        return (double) (large - small) / ((CALIBRATION_LARGE - CALIBRATION_SMALL) * (double) run.calibrationRepetitions());
+        return (double) (large - small)
+                / ((CALIBRATION_LARGE - CALIBRATION_SMALL) * clockCycles * (double) run.calibrationRepetitions());
     }
 
     private static long min(Harness.Run run, int slot, int from, int to) {
