@@ -43,9 +43,13 @@ public final class Basalt {
     private static String[] footer() {
         List<String> lines = new java.util.ArrayList<>(List.of("", "  bulk      Predict many blocks on Apache Spark "
                 + "(basalt bulk --help).", "", "CPUs (--mcpu; name, aliases, what backs it):"));
+        int name = Microarchitecture.all().stream().mapToInt(m -> m.llvmName().length()).max().orElse(10);
+        int aliases = Microarchitecture.all().stream().mapToInt(m -> String.join(", ", m.descriptor().aliases())
+                .length()).max().orElse(14);
         for (Microarchitecture m : Microarchitecture.all()) {
-            lines.add(String.format(java.util.Locale.ROOT, "  %-10s %-14s %s: %s", m.llvmName(),
-                    String.join(", ", m.descriptor().aliases()), m.descriptor().description(), m.evidence()));
+            lines.add(String.format(java.util.Locale.ROOT, "  %-" + name + "s %-" + aliases + "s %s: %s",
+                    m.llvmName(), String.join(", ", m.descriptor().aliases()), m.descriptor().description(),
+                    m.evidence()));
         }
         return lines.toArray(String[]::new);
     }

@@ -8,6 +8,7 @@ import dev.basalt.datasets.Metrics;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
+import dev.basalt.difftune.MachineSearch;
 import dev.basalt.difftune.ParameterLearner;
 import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
@@ -93,6 +94,15 @@ final class CalibrateCommand implements Callable<Integer> {
     @Option(names = "--jobs", paramLabel = "N", description = "Blocks measured at once (default: every CPU).")
     Integer jobs;
 
+    @Option(names = "--keep-machine", description = "Tune the start table's rows only, on its own machine (no search "
+            + "of widths, ports, fetch, eliminations, forwarding and reorder buffer first).")
+    boolean keepMachine;
+
+    @Option(names = "--measurements", paramLabel = "FILE", description = "Fit to blocks measured already — a BHive "
+            + "CSV as basalt measure writes it, its FILE.meta.json beside it naming the host — instead of measuring "
+            + "here: nothing is executed, so it runs on any machine. --blocks of them are used (a seeded sample).")
+    Path measurements;
+
     @Mixin
     ClockOption clockOption;
 
@@ -107,39 +117,57 @@ final class CalibrateCommand implements Callable<Integer> {
         BadInputException.atLeast("--samples", samples, 1000);
         BadInputException.atLeast("--passes", passes, 0);
         BadInputException.atLeast("--jobs", jobs, 1);
-        if (!System.getProperty("os.arch", "").matches("amd64|x86_64")
-                || !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+        if (measurements == null && (!System.getProperty("os.arch", "").matches("amd64|x86_64")
+                || !System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"))) {
             throw new IOException("basalt calibrate measures on x86-64 Linux only (this is "
-                    + System.getProperty("os.name") + " " + System.getProperty("os.arch") + ")");
+                    + System.getProperty("os.name") + " " + System.getProperty("os.arch") + "); --measurements FILE "
+                    + "fits to blocks measured elsewhere");
         }
         Outputs.checkFolder("--out", out);
         MeasureConfig config = clockOption.apply(MeasureConfig.defaults());
+        Given given = measurements == null ? null : given(measurements, blocks, seed); // bad input before any file
         Files.createDirectories(out);
         long t0 = System.nanoTime();
         if (jobs != null) {
             config = config.withJobs(jobs);
         }
         String command = "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
-        List<String> sample = sample(blocks, seed);
         SplitScheme scheme = SplitScheme.defaults();
         Map<String, BlockMeasurement> measured;
         Map<String, BlockMeasurement> again;
         HostCpu host;
         Microarchitecture start;
-        try (Measurer measurer = open(config, command); ProgressBars bars = new ProgressBars(spec.commandLine()
-                .getErr())) {
-            host = measurer.host();
+        List<String> sample;
+        if (given != null) {
+            sample = given.sample();
+            measured = given.measured();
+            again = Map.of();
+            host = given.host();
             start = from != null ? from : closest(host);
-            o.printf("host: %s; timer %s%n", host.describe(), host.timer());
-            ClockOption.print(o, "", measurer.clockCheck());
+            o.printf("host: %s, as %s says; no block is executed%n", host.describe(), given.meta().getFileName());
             o.printf("start: %s (%s)%s%n", start.llvmName(), start.descriptor().description(),
                     from != null ? ", as --from asks" : closestWhy(host, start));
+            o.printf("%d of the %d blocks of %s%n", sample.size(), given.total(), measurements);
             o.flush();
-            measured = measure(measurer, sample, out.resolve("measurements.csv"), command, bars);
-            List<String> heldOut = sample.stream().filter(h -> scheme.of(h) == Split.TEST
-                    && measured.get(h).status() == BlockMeasurement.Status.OK).limit(noiseBlocks).toList();
-            again = heldOut.isEmpty() ? Map.of()
-                    : measure(measurer, heldOut, out.resolve("noise.csv"), command, bars);
+        } else {
+            sample = sample(blocks, seed);
+            try (Measurer measurer = open(config, command); ProgressBars bars = new ProgressBars(spec.commandLine()
+                    .getErr())) {
+                host = measurer.host();
+                start = from != null ? from : closest(host);
+                o.printf("host: %s; timer %s%n", host.describe(), host.timer());
+                ClockOption.print(o, "", measurer.clockCheck());
+                o.printf("start: %s (%s)%s%n", start.llvmName(), start.descriptor().description(),
+                        from != null ? ", as --from asks" : closestWhy(host, start));
+                o.flush();
+                Map<String, BlockMeasurement> here = measure(measurer, sample, out.resolve("measurements.csv"),
+                        command, bars);
+                measured = here;
+                List<String> heldOut = sample.stream().filter(h -> scheme.of(h) == Split.TEST
+                        && here.get(h).status() == BlockMeasurement.Status.OK).limit(noiseBlocks).toList();
+                again = heldOut.isEmpty() ? Map.of()
+                        : measure(measurer, heldOut, out.resolve("noise.csv"), command, bars);
+            }
         }
         double[] noise = noise(measured, again);
         List<LabelledBlock> train = new ArrayList<>();
@@ -162,6 +190,26 @@ final class CalibrateCommand implements Callable<Integer> {
                     + train.size() + " training, " + validation.size() + " validation, " + test.size() + " test)");
         }
         SimulatorParams initial = untuned ? SimulatorParams.bundled(start) : SimulatorParams.standard(start);
+        MachineSearch.Result machine = null;
+        Microarchitecture labelled = start;
+        double startHeldOut = dev.basalt.datasets.Metrics.mape(dev.basalt.difftune.SimulatorRefiner.simulate(initial,
+                test.stream().map(LabelledBlock::block).toList(), dev.basalt.simulator.Simulator.Options.defaults()),
+                test.stream().mapToDouble(b -> b.throughput(labelled).getAsDouble()).toArray());
+        if (!keepMachine) {
+            Microarchitecture cpu = start;
+            o.printf("searching the machine of %s's table on %d training blocks (validation %d)%n", start.llvmName(),
+                    Math.min(MACHINE_BLOCKS, train.size()), validation.size());
+            o.flush();
+            machine = MachineSearch.search(initial, train.stream().map(LabelledBlock::block).toList(),
+                    train.stream().mapToDouble(b -> b.throughput(cpu).getAsDouble()).toArray(),
+                    validation.stream().map(LabelledBlock::block).toList(),
+                    validation.stream().mapToDouble(b -> b.throughput(cpu).getAsDouble()).toArray(), MACHINE_BLOCKS,
+                    dev.basalt.simulator.Simulator.Options.defaults(), line -> {
+                        o.println("  " + line);
+                        o.flush();
+                    });
+            initial = machine.table();
+        }
         Tuner.Config defaults = Tuner.Config.defaults();
         SurrogateConfig s = defaults.surrogate();
         Tuner.Config tuning = new Tuner.Config(samples, Math.max(500, samples / 10), seed,
@@ -189,21 +237,76 @@ final class CalibrateCommand implements Callable<Integer> {
                 .with("timer", host.timer())
                 .with("blocksMeasured", measured.values().stream().filter(BlockMeasurement::measured).count())
                 .with("noiseFloorMape", noise[0])
-                .with("heldOutMapeBefore", first.testMape())
+                .with("heldOutMapeBefore", startHeldOut)
+                .with("heldOutMapeOnMachineFound", first.testMape())
                 .with("heldOutMapeAfter", chosen.testMape())
                 .with("startTable", (untuned ? "imported " : "shipped ") + start.llvmName())
+                .with("machine", machine == null ? "the start table's (--keep-machine)" : machine.choices().toString())
                 .with("calibrationMinutes", minutes);
         for (Map.Entry<String, Object> d : report.tuned().provenance().details().entrySet()) {
             provenance = provenance.with(d.getKey(), d.getValue());
         }
         report.tuned().withProvenance(provenance).write(table);
         String md = report(host, start, measured, train.size(), validation.size(), test.size(), noise, first, chosen,
-                report, minutes, command, table);
+                report, minutes, command, table, machine, startHeldOut);
         dev.basalt.core.AtomicFiles.writeString(out.resolve("report.md"), md);
         o.println();
         o.print(md);
         o.flush();
         return 0;
+    }
+
+    /** Training blocks the machine search simulates for each candidate. */
+    private static final int MACHINE_BLOCKS = 2000;
+
+    /** Blocks measured elsewhere: the seeded sample of them, as measurements, and the host their meta names. */
+    private record Given(List<String> sample, Map<String, BlockMeasurement> measured, HostCpu host, Path meta,
+                         int total) {
+    }
+
+    /**
+     * {@code file} (a BHive CSV of basalt measure, its meta beside it) as calibrate's measurements: up to {@code n}
+     * of its blocks, ordered by SHA-256 of seed and hex as {@link #sample} orders the bundled ones.
+     */
+    static Given given(Path file, int n, long seed) throws IOException {
+        Path meta = Path.of(file + ".meta.json");
+        if (!Files.isRegularFile(meta)) {
+            throw new BadInputException("--measurements " + file + ": no " + meta.getFileName() + " beside it (the "
+                    + "host the blocks were measured on: basalt measure writes it)");
+        }
+        HostCpu host;
+        try {
+            com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(meta.toFile());
+            host = new com.fasterxml.jackson.databind.ObjectMapper().treeToValue(root.get("host"), HostCpu.class);
+        } catch (IOException | IllegalArgumentException | NullPointerException e) {
+            throw new BadInputException("--measurements " + meta + ": not the meta file of basalt measure ("
+                    + e.getMessage() + ")");
+        }
+        if (host == null) {
+            throw new BadInputException("--measurements " + meta + ": it names no host");
+        }
+        dev.basalt.datasets.BlockFiles.Loaded loaded;
+        try {
+            loaded = dev.basalt.datasets.BlockFiles.readLabelled(file, Microarchitecture.SKYLAKE);
+        } catch (java.io.UncheckedIOException | IllegalArgumentException e) {
+            throw new BadInputException("--measurements " + file + ": " + e.getMessage());
+        }
+        Map<String, Double> cycles = new LinkedHashMap<>();
+        for (LabelledBlock b : loaded.blocks()) {
+            cycles.putIfAbsent(b.hex(), b.throughput(Microarchitecture.SKYLAKE).getAsDouble());
+        }
+        if (cycles.isEmpty()) {
+            throw new BadInputException("--measurements " + file + ": no measured block in it");
+        }
+        List<String> sample = seeded(new ArrayList<>(cycles.keySet()), n, seed);
+        Map<String, BlockMeasurement> measured = new LinkedHashMap<>();
+        for (String h : sample) {
+            double c = cycles.get(h);
+            measured.put(h, new BlockMeasurement(h, BlockMeasurement.Status.OK, c, c, 0, 1, 0, 0, 0, 0, Double.NaN,
+                    "measured elsewhere"));
+        }
+        return new Given(sample, measured, host, meta, cycles.size());
     }
 
     /**
@@ -222,8 +325,8 @@ final class CalibrateCommand implements Callable<Integer> {
 
     /**
      * The closest shipped CPU: the one Basalt measured on this very CPU (vendor, family, model), else by vendor and
-     * family (AMD family 26 is Zen 5, family 25 Zen 3 or, from model 0x10, Zen 4; Intel's client and server cores by
-     * model), else Skylake.
+     * family (AMD family 26 is Zen 5, family 25 Zen 3 or, from model 0x10, Zen 4; Intel's cores with SERIALIZE are
+     * Golden Cove or later, Granite Rapids' family; older ones by model), else Skylake.
      */
     static Microarchitecture closest(HostCpu host) {
         String folder = folderOf(host);
@@ -240,6 +343,11 @@ final class CalibrateCommand implements Callable<Integer> {
                 return Microarchitecture.parse(host.model() >= 0x10 ? "znver4" : "znver3");
             }
             return Microarchitecture.parse("znver3");
+        }
+        if (host.vendor().equals("GenuineIntel") && host.family() == 6 && host.features().contains("serialize")) {
+            // Golden Cove and later (Alder Lake, Sapphire Rapids and their successors) introduced SERIALIZE; a
+            // hypervisor may report another model number (the Xeon 6 of Basalt's data set says 167, Rocket Lake's).
+            return Microarchitecture.parse("graniterapids");
         }
         if (host.vendor().equals("GenuineIntel") && host.family() == 6) {
             return switch (host.model()) {
@@ -272,7 +380,11 @@ final class CalibrateCommand implements Callable<Integer> {
      * and hex, the first {@code n}.
      */
     static List<String> sample(int n, long seed) {
-        List<String> hexes = new ArrayList<>(Dataset.bundled().blocks().stream().map(LabelledBlock::hex).toList());
+        return seeded(new ArrayList<>(Dataset.bundled().blocks().stream().map(LabelledBlock::hex).toList()), n, seed);
+    }
+
+    /** The first {@code n} of {@code hexes} ordered by SHA-256 of seed and hex. */
+    private static List<String> seeded(List<String> hexes, int n, long seed) {
         Map<String, String> key = new LinkedHashMap<>();
         try {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
@@ -336,7 +448,8 @@ final class CalibrateCommand implements Callable<Integer> {
 
     private static String report(HostCpu host, Microarchitecture start, Map<String, BlockMeasurement> measured,
                                  int train, int validation, int test, double[] noise, Tuner.Stage first,
-                                 Tuner.Stage chosen, Tuner.Report report, double minutes, String command, Path table) {
+                                 Tuner.Stage chosen, Tuner.Report report, double minutes, String command, Path table,
+                                 MachineSearch.Result machine, double startHeldOut) {
         long ok = measured.values().stream().filter(m -> m.status() == BlockMeasurement.Status.OK).count();
         StringBuilder sb = new StringBuilder();
         sb.append("# basalt calibrate: ").append(folderOf(host)).append("\n\n");
@@ -344,12 +457,18 @@ final class CalibrateCommand implements Callable<Integer> {
         sb.append("- start: ").append(start.llvmName()).append(" (").append(start.evidence()).append(")\n");
         sb.append(String.format(Locale.ROOT, "- blocks: %d measured, %d ok (training %d, validation %d, held out "
                 + "%d)%n", measured.size(), ok, train, validation, test));
-        sb.append(Double.isNaN(noise[0]) ? "- noise floor: not measured (--noise-blocks 0)\n"
+        sb.append(Double.isNaN(noise[0]) ? "- noise floor: not measured here (--noise-blocks 0, or --measurements)\n"
                 : String.format(Locale.ROOT, "- noise floor: %.2f%% MAPE between two measurements of %d held-out "
                 + "blocks%n", 100 * noise[0], (int) noise[1]));
-        sb.append(String.format(Locale.ROOT, "- held-out MAPE: %.2f%% before, %.2f%% after (Kendall tau %.4f -> "
-                + "%.4f); %d rows changed%n", 100 * first.testMape(), 100 * chosen.testMape(), first.testTau(),
-                chosen.testTau(), report.changes().size()));
+        if (machine != null) {
+            sb.append(String.format(Locale.ROOT, "- machine found (training MAPE %.2f%% -> %.2f%%, validation %.2f%% "
+                    + "-> %.2f%%): %s%n", 100 * machine.trainBefore(), 100 * machine.trainAfter(),
+                    100 * machine.validationBefore(), 100 * machine.validationAfter(), machine.choices()));
+        }
+        sb.append(String.format(Locale.ROOT, "- held-out MAPE: %.2f%% before, %.2f%% after (%s%.2f%%; Kendall tau "
+                + "%.4f -> %.4f); %d rows changed%n", 100 * startHeldOut, 100 * chosen.testMape(),
+                machine == null ? "the start table's rows tuned from " : "on the machine found, before its rows: ",
+                100 * first.testMape(), first.testTau(), chosen.testTau(), report.changes().size()));
         sb.append(String.format(Locale.ROOT, "- wall time: %.1f min%n", minutes));
         sb.append("- command: `").append(command).append("`\n\n");
         sb.append("Use it:\n\n```sh\n");

@@ -320,6 +320,8 @@ class BadInputTableTest {
         bad("calibrate", "unwritable output", "--out", "--out", "$DIR/file.txt/cal");
         bad("calibrate", "zero size", "--jobs", "--jobs", "0", "--out", "$DIR/cal");
         bad("calibrate", "zero size", "--clock-chain", "--clock-chain", "add rax, rcx=0", "--out", "$DIR/cal");
+        bad("calibrate", "missing file", "--measurements", "--measurements", "$DIR/missing.csv", "--out", "$DIR/cal");
+        bad("calibrate", "binary file", "--measurements", "--measurements", "$DIR/random.bin", "--out", "$DIR/cal");
         // serve (each fails before it listens)
         bad("serve", "port out of range", "--port", "--port", "70000");
         bad("serve", "zero time limit", "--timeout", "--timeout", "0");

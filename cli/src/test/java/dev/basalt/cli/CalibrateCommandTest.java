@@ -9,6 +9,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code basalt calibrate}'s choices before it measures: the shipped CPU it starts from for a host, the folder name
@@ -17,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  */
 class CalibrateCommandTest {
 
-    private static HostCpu host(String vendor, int family, int model) {
-        return new HostCpu(vendor, family, model, 1, "", "", "Linux", true, Set.of(), "tsc", "ymm", "on");
+    private static HostCpu host(String vendor, int family, int model, String... features) {
+        return new HostCpu(vendor, family, model, 1, "", "", "Linux", true, Set.of(features), "tsc", "ymm", "on");
     }
 
     @Test
@@ -36,6 +37,49 @@ class CalibrateCommandTest {
         assertEquals(Microarchitecture.SKYLAKE, CalibrateCommand.closest(host("GenuineIntel", 6, 0x55)));
         assertEquals(Microarchitecture.SKYLAKE, CalibrateCommand.closest(host("GenuineIntel", 6, 0x8f)));
         assertEquals("intel-family6-model143", CalibrateCommand.folderOf(host("GenuineIntel", 6, 0x8f)));
+        // Golden Cove and later by SERIALIZE, whatever model the hypervisor reports: the Xeon 6 of the data set (167,
+        // by its own data), a Sapphire Rapids (0x8f), an Alder Lake (0x97).
+        assertEquals("graniterapids", CalibrateCommand.closest(host("GenuineIntel", 6, 167, "serialize")).llvmName());
+        assertEquals("graniterapids", CalibrateCommand.closest(host("GenuineIntel", 6, 0x8f, "serialize", "amx_tile"))
+                .llvmName());
+        assertEquals("graniterapids", CalibrateCommand.closest(host("GenuineIntel", 6, 0x97, "serialize"))
+                .llvmName());
+    }
+
+    /**
+     * Issue 54: blocks measured on another machine (400 of the Xeon 6 data set, its meta beside them) are fitted
+     * without executing anything: the host comes from the meta, the machine search runs, the table is written
+     * with its provenance, and no measurement file appears.
+     */
+    @Test
+    void measurementsFromElsewhereAreFittedWithoutExecutingAnything(@org.junit.jupiter.api.io.TempDir
+                                                                     java.nio.file.Path dir) throws Exception {
+        String folder = "/dev/basalt/datasets/measured/intel-family6-model167/";
+        java.nio.file.Path csv = dir.resolve("xeon6.csv");
+        try (java.io.InputStream in = dev.basalt.datasets.Dataset.class.getResourceAsStream(folder + "unlabelled.csv");
+             java.io.InputStream meta = dev.basalt.datasets.Dataset.class.getResourceAsStream(folder
+                     + "unlabelled.csv.meta.json")) {
+            List<String> lines = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).lines()
+                    .limit(400).toList();
+            java.nio.file.Files.write(csv, lines);
+            java.nio.file.Files.write(dir.resolve("xeon6.csv.meta.json"), meta.readAllBytes());
+        }
+        java.nio.file.Path out = dir.resolve("cal");
+        CliRun r = CliRun.of("calibrate", "--measurements", csv.toString(), "--from", "skylake", "--blocks", "400",
+                "--samples", "1000", "--passes", "0", "--out", out.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("GenuineIntel family 6 model 167"), r.out());
+        assertTrue(r.out().contains("no block is executed"), r.out());
+        assertTrue(r.out().contains("machine found"), r.out());
+        assertTrue(java.nio.file.Files.isRegularFile(out.resolve("skylake-calibrated.json")));
+        assertTrue(!java.nio.file.Files.exists(out.resolve("measurements.csv")), "nothing was measured");
+        String table = java.nio.file.Files.readString(out.resolve("skylake-calibrated.json"));
+        assertTrue(table.contains("\"machine\"") && table.contains("heldOutMapeBefore"), "provenance");
+        // Without its meta the file names no host: bad input, naming the option.
+        java.nio.file.Files.delete(dir.resolve("xeon6.csv.meta.json"));
+        CliRun bad = CliRun.of("calibrate", "--measurements", csv.toString(), "--out", dir.resolve("cal2").toString());
+        assertEquals(Basalt.EXIT_BAD_INPUT, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("--measurements") && bad.err().contains("meta.json"), bad.err());
     }
 
     @Test

@@ -94,25 +94,42 @@ public final class Dataset {
     }
 
     /**
-     * Basalt's own measurements of {@code uarch} ({@code basalt measure}: the blocks of BHive's unlabelled real
-     * code, timed on that CPU; see {@code measured/<folder>/PROVENANCE.md} beside this class), labelled for it.
+     * Basalt's own measurements of {@code uarch} ({@code basalt measure}: real code timed on that CPU; see {@code
+     * measured/<folder>/PROVENANCE.md} beside this class), labelled for it. A folder's {@code index.txt} lists its
+     * labelled BHive CSVs (BHive's unlabelled blocks, and more); a folder without one has {@code unlabelled.csv}.
      *
      * @throws IllegalArgumentException when Basalt has not measured the CPU
      */
     public static Dataset measured(Microarchitecture uarch) {
         String folder = uarch.descriptor().measured().orElseThrow(() -> new IllegalArgumentException(
                 uarch + " has no measurements of Basalt's own; these CPUs do: " + Microarchitecture.hostMeasured()));
-        String resource = MEASURED + folder + "/unlabelled.csv";
-        try (InputStream in = Dataset.class.getResourceAsStream(resource)) {
+        List<BlockFiles.Loaded> loaded = new ArrayList<>();
+        for (String file : measuredFiles(folder)) {
+            String resource = MEASURED + folder + "/" + file;
+            try (InputStream in = Dataset.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("measured data " + resource + " is missing from the jar");
+                }
+                try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+                    loaded.add(BlockFiles.read(r, "measured " + folder + "/" + file, Optional.of(uarch)));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + resource, e);
+            }
+        }
+        return join("measured-" + folder, loaded);
+    }
+
+    /** The labelled files of a measured folder: its {@code index.txt}, else {@code unlabelled.csv}. */
+    private static List<String> measuredFiles(String folder) {
+        try (InputStream in = Dataset.class.getResourceAsStream(MEASURED + folder + "/index.txt")) {
             if (in == null) {
-                throw new IllegalStateException("measured data " + resource + " is missing from the jar");
+                return List.of("unlabelled.csv");
             }
-            try (Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
-                return join("measured-" + folder,
-                        List.of(BlockFiles.read(r, "measured " + folder + "/unlabelled.csv", Optional.of(uarch))));
-            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::trim)
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + resource, e);
+            throw new UncheckedIOException("cannot read the index of measured/" + folder, e);
         }
     }
 

@@ -83,6 +83,92 @@ class MeasuredDataSetTest {
         }
     }
 
+    /**
+     * The Xeon 6 folder (issue 54): three measured files, each whole against its statistics and metadata, measured
+     * on Intel family 6 model 167 with the register-register clock, and loaded together as {@code graniterapids}'s
+     * data.
+     */
+    @Test
+    void theXeon6FilesAgreeWithTheirStatisticsAndLoadAsGraniteRapids() throws IOException {
+        String dir = "/dev/basalt/datasets/measured/intel-family6-model167/";
+        int total = 0;
+        Set<String> all = new HashSet<>();
+        for (String name : new String[] {"unlabelled", "bhive-sample", "debian-blocks"}) {
+            InputStream metaIn = MeasuredDataSetTest.class.getResourceAsStream(dir + name + ".csv.meta.json");
+            assertNotNull(metaIn, name);
+            JsonNode meta = new ObjectMapper().readTree(metaIn);
+            assertEquals("GenuineIntel", meta.path("host").path("vendor").asText());
+            assertEquals(6, meta.path("host").path("family").asInt(), "the folder names family 6");
+            assertEquals(167, meta.path("host").path("model").asInt(), "the folder names model 167");
+            assertTrue(meta.path("calibration").path("chain").asText().startsWith("add rax, rcx"), name
+                    + ": measured with the register-register clock");
+            Map<String, Double> measured = new HashMap<>();
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(
+                    MeasuredDataSetTest.class.getResourceAsStream(dir + name + ".csv"), StandardCharsets.US_ASCII))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String[] f = line.split(",");
+                    assertEquals(2, f.length, line);
+                    assertTrue(f[0].matches("([0-9a-f]{2})+"), line);
+                    double cycles = Double.parseDouble(f[1]);
+                    assertTrue(cycles > 0 && cycles < 1e7, line);
+                    assertTrue(measured.put(f[0], cycles) == null, "measured once: " + f[0]);
+                }
+            }
+            // Every measured value is an ok row of the statistics (debian-blocks' rows keep the hex as found, its
+            // CSV the hex measured without a final branch: those are checked through the sources map).
+            Map<String, String> measuredHex = new HashMap<>();
+            if (name.equals("debian-blocks")) {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(
+                        MeasuredDataSetTest.class.getResourceAsStream(dir + "debian-blocks.sources.csv.gz")),
+                        StandardCharsets.UTF_8))) {
+                    assertTrue(r.readLine().startsWith("hex,measured_hex,"), "header");
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        String[] f = line.split(",", -1);
+                        measuredHex.put(f[0], f[1]);
+                    }
+                }
+            }
+            // Blocks found apart may be one block once their final branches are dropped: each was measured, and the
+            // CSV keeps one of their values.
+            Map<String, java.util.List<Double>> okRows = new HashMap<>();
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(new GZIPInputStream(
+                    MeasuredDataSetTest.class.getResourceAsStream(dir + name + ".csv.blocks.csv.gz")),
+                    StandardCharsets.UTF_8))) {
+                assertTrue(r.readLine().startsWith("hex,status,cycles,"), "header");
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String[] f = line.split(",", -1);
+                    if (f[1].equals("ok")) {
+                        okRows.computeIfAbsent(measuredHex.getOrDefault(f[0], f[0]), h -> new java.util.ArrayList<>())
+                                .add(100 * Double.parseDouble(f[2]));
+                    }
+                }
+            }
+            for (Map.Entry<String, Double> e : measured.entrySet()) {
+                java.util.List<Double> rows = okRows.get(e.getKey());
+                assertNotNull(rows, name + ": a measured block has an ok row: " + e.getKey());
+                assertTrue(rows.stream().anyMatch(c -> Math.abs(c - e.getValue()) <= 0.006), e.getKey() + ": "
+                        + e.getValue() + " vs " + rows); // the CSV rounds to 0.01
+            }
+            if (!name.equals("debian-blocks")) {
+                assertEquals(measured.keySet(), okRows.keySet(), name + ": the CSV holds exactly the ok rows");
+                assertTrue(okRows.values().stream().allMatch(v -> v.size() == 1), name + ": one row a block");
+            }
+            total += measured.size();
+            all.addAll(measured.keySet());
+        }
+        assertEquals(141_863, total);
+        dev.basalt.core.Microarchitecture gnr = dev.basalt.core.Microarchitecture.parse("graniterapids");
+        assertEquals("measured by Basalt", gnr.evidence());
+        Dataset d = Dataset.measured(gnr);
+        assertEquals(all.size(), d.labelled(gnr).size(), "the three files joined by hex");
+        SplitScheme s = SplitScheme.defaults();
+        assertEquals(all.size(), d.blocks(s, Split.TRAIN).size() + d.blocks(s, Split.VALIDATION).size()
+                + d.blocks(s, Split.TEST).size());
+    }
+
     @Test
     void theCpuItWasMeasuredOnLoadsItAsItsData() {
         // znver5's descriptor names this folder; the data set is its labels, BHive's hash split over them.

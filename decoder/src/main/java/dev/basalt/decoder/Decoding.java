@@ -36,6 +36,7 @@ public final class Decoding {
     private final String isaExtension;
     private final String category;
     private final String form;
+    private final int displacementBits;
     /** Register and flag effects, packed ({@link InstructionEffects#pack}). */
     final int[] effects;
     /** Memory accesses under {@link MemoryPolicy#SAME_EXPRESSION}, in operand order, or null when none. */
@@ -56,7 +57,8 @@ public final class Decoding {
 
     /** Takes ownership of {@code bytes}: the decoder passes a fresh copy and never touches it again. */
     Decoding(byte[] bytes, String mnemonic, Set<Prefix> prefixes, List<Operand> operands, FlagSet flagsRead,
-             FlagSet flagsWritten, Idiom idiom, String isaSet, String isaExtension, String category, String form) {
+             FlagSet flagsWritten, Idiom idiom, String isaSet, String isaExtension, String category, String form,
+             int displacementBits) {
         Objects.requireNonNull(bytes, "bytes");
         if (bytes.length == 0 || bytes.length > 15) {
             throw new IllegalArgumentException("an x86 instruction is 1..15 bytes, got " + bytes.length);
@@ -75,6 +77,7 @@ public final class Decoding {
         this.isaExtension = Objects.requireNonNull(isaExtension, "isaExtension");
         this.category = Objects.requireNonNull(category, "category");
         this.form = Objects.requireNonNull(form, "form");
+        this.displacementBits = displacementBits;
         this.effects = InstructionEffects.pack(this);
         this.memory = effects[1] == 0 ? null : InstructionEffects.memoryTemplates(this);
         this.memory0 = memory == null ? null : memory[0];
@@ -162,6 +165,11 @@ public final class Decoding {
     /** Zydis instruction category ({@code BINARY}, {@code DATAXFER}, {@code AVX}, ...). */
     public String category() {
         return category;
+    }
+
+    /** Bits of the encoded displacement (0, 8, 16 or 32; a zero {@code disp8} counts: {@code nop [rax+0]}). */
+    public int displacementBits() {
+        return displacementBits;
     }
 
     /** Instruction-form key such as {@code ADD r64, m64}: see {@link InstructionForms}. */

@@ -76,6 +76,11 @@ public record Instruction(int offset, Decoding decoding) {
         return decoding.category();
     }
 
+    /** Bits of the encoded displacement ({@link Decoding#displacementBits}). */
+    public int displacementBits() {
+        return decoding.displacementBits();
+    }
+
     /** Instruction-form key such as {@code ADD r64, m64}: see {@link InstructionForms}. */
     public String form() {
         return decoding.form();

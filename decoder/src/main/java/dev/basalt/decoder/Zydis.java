@@ -69,6 +69,7 @@ final class Zydis {
     private static final int I_CATEGORY = 92;
     private static final int I_ISA_SET = 96;
     private static final int I_ISA_EXT = 100;
+    private static final int I_RAW_DISP_SIZE = 272;
     private static final int I_RAW_IMM0_SIZE = 296;
     private static final int I_RAW_IMM1_SIZE = 320;
     // ZydisDecodedOperand field offsets.
@@ -604,7 +605,7 @@ final class Zydis {
         return new Decoding(insnBytes, mnemonic, prefixes, operandList, flags[0], flags[1], idiom,
                 isaSets[bounded(b.getInt(I_ISA_SET), ISA_SET_MAX)], isaExts[bounded(b.getInt(I_ISA_EXT), ISA_EXT_MAX)],
                 categories[bounded(b.getInt(I_CATEGORY), CATEGORY_MAX)],
-                InstructionForms.of(mnemonic, prefixes, operandList));
+                InstructionForms.of(mnemonic, prefixes, operandList), Byte.toUnsignedInt(b.get(I_RAW_DISP_SIZE)));
     }
 
     private static int bounded(int value, int max) {

@@ -52,6 +52,17 @@ class ZydisLayoutTest {
         assertEquals(Set.of(), i.prefixes());
     }
 
+    /** The encoded displacement's size, read from Zydis' raw fields: a zero disp8 counts, an immediate does not. */
+    @Test
+    void displacementSizes() {
+        assertEquals(8, one("0f1f4000").displacementBits());        // nop dword ptr [rax+0x0]
+        assertEquals(8, one("488b742430").displacementBits());      // mov rsi, [rsp+0x30]
+        assertEquals(32, one("0f1f840000000000").displacementBits()); // nop dword ptr [rax+rax*1+0x0]
+        assertEquals(0, one("4883c001").displacementBits());        // add rax, 1
+        assertEquals(0, one("488b00").displacementBits());          // mov rax, [rax]
+        assertEquals(32, one("488b0500100000").displacementBits()); // mov rax, [rip+0x1000]
+    }
+
     @Test
     void negativeDisplacementIndexAndScale() {
         Operand.MemoryOperand m = (Operand.MemoryOperand) one("488b44cdf8").operands().get(1); // [rbp+rcx*8-0x8]

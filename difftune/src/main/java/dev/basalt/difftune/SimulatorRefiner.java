@@ -296,7 +296,9 @@ public final class SimulatorRefiner {
                             v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),
                             c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(), c.storeForwardFailPenalty(),
                             c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers(),
-                            c.fences(), c.memoryRenaming(), c.pageWalkCycles(), c.portBinding(), c.popRspDecoding());
+                            c.fences(), c.memoryRenaming(), c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(),
+                            c.immediateElimination(), c.slidingFetch(), c.decodeImmediates(),
+                            c.forwardToWaitingLoads(), c.sameAddressLoads());
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {

@@ -81,6 +81,14 @@ class BlockFacts {
     final Simulator.UopSource source;
     // Whether the simulator's CPU runs every instruction (InstructionFacts#runs).
     final boolean runs;
+    // Rename-time elimination of small immediates (ImmediateElimination; null when the CPU has none or move
+    // elimination is off): per instruction its fold or null, for a 64-bit register move the fold that copies its
+    // source's offset or null, and the general-purpose registers it writes.
+    final ImmediateElimination.Fold[] fold;
+    final ImmediateElimination.Fold[] move;
+    final int[][] writes;
+    // For the bounds: the share of iterations each instruction executes in (1 without folds; ImmediateElimination).
+    final double[] executedShare;
 
     BlockFacts(Simulator simulator, BasicBlock block, Simulator.Options options) {
         this.simulator = simulator;
@@ -123,6 +131,23 @@ class BlockFacts {
             usesStack[i] = facts[i].usesStackPointer();
         }
         this.runs = everyOneRuns;
+        if (core.immediateElimination() != null && options.secondGeneration() && options.moveElimination()) {
+            this.fold = new ImmediateElimination.Fold[n];
+            this.move = new ImmediateElimination.Fold[n];
+            this.writes = new int[n][];
+            for (int i = 0; i < n; i++) {
+                Instruction insn = block.instruction(i);
+                fold[i] = ImmediateElimination.of(insn);
+                move[i] = ImmediateElimination.move(insn);
+                writes[i] = ImmediateElimination.writtenRegisters(insn);
+            }
+            this.executedShare = core.immediateElimination().executedShare(fold, move, writes);
+        } else {
+            this.fold = null;
+            this.move = null;
+            this.writes = null;
+            this.executedShare = null;
+        }
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
         // BHive's harness divides small values: dividers take their fast timings (Dividers).
         boolean smallOperands = options.secondGeneration()

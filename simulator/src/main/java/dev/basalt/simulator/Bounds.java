@@ -2,6 +2,7 @@ package dev.basalt.simulator;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -21,7 +22,8 @@ import java.util.Objects;
  *     iteration, its fused micro-ops ÷ the source's width, rounded up since the taken jump ends a cycle's delivery
  *     (0 for straight-line code and loops the legacy decoders feed, whose predecoder and decoders bounds apply
  *     instead); {@code source}: where the micro-ops come from;
- * <li>{@code issue}: fused micro-ops at the renamer per iteration ÷ the issue width;
+ * <li>{@code issue}: fused micro-ops at the renamer per iteration ÷ the issue width (or, if more, the immediates
+ * the renamer eliminates per iteration ÷ those it can a cycle, {@link ImmediateElimination});
  * <li>{@code ports}: the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P; {@code portSet}:
  *     the ports of that P ("0156", or a divider's name);
  * <li>{@code latency}: the maximum cycle ratio of the dependency graph: along a cycle of dependencies, latency ÷
@@ -332,7 +334,7 @@ public final class Bounds {
         for (int i = 0; i < p.n; i++) {
             uops += p.issueSlots[i];
         }
-        double issue = uops / p.core.issueWidth();
+        double issue = Math.max(Math.max(uops / p.core.issueWidth(), eliminations(p)), sameAddressLoads(p));
         int[] set = new int[1];
         double ports = ports(p, set);
         List<Integer> critical = new ArrayList<>();
@@ -375,6 +377,16 @@ public final class Bounds {
      */
     private static double predecoder(BlockFacts p) {
         CoreParams c = p.core;
+        if (c.slidingFetch()) { // a window starting at each cycle's first instruction: bytes and width alone
+            long bytes = 0;
+            int lcp = 0;
+            for (int i = 0; i < p.n; i++) {
+                bytes += p.shape[i].length();
+                lcp += p.shape[i].lengthChanging() ? 1 : 0;
+            }
+            return Math.max(bytes / (double) c.predecodeBytes(), p.n / (double) c.predecodeWidth())
+                    + lcp * c.lcpPenalty();
+        }
         long bytes = p.blockBytes;
         int w = c.predecodeBytes();
         int copies = (int) (w / gcd(bytes, w));
@@ -443,10 +455,15 @@ public final class Bounds {
             }
             int count = 0;
             int uops = 0;
+            int immediates = 0;
+            int mostImmediates = c.decodeImmediates() > 0 ? c.decodeImmediates() : Integer.MAX_VALUE;
             while (count < c.decoders()) {
                 InstructionShape s = p.shape[at];
                 int u = s.decodeUops();
                 if (count > 0 && (s.microcoded() || s.complex() || uops + u > c.decodeUops())) {
+                    break;
+                }
+                if (s.immediateField() && immediates++ >= mostImmediates) {
                     break;
                 }
                 uops += u;
@@ -544,10 +561,52 @@ public final class Bounds {
             int[] d = p.demand[i];
             for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
                 if ((demandMask(p, d, e) & ~bestSet) == 0) {
-                    share[i] += demandAmount(d, e);
+                    share[i] += demandAmount(d, e) * executedShare(p, i);
                 }
             }
         }
+    }
+
+    /** The share of iterations instruction i executes in: below 1 for a fold the renamer eliminates. */
+    private static double executedShare(BlockFacts p, int i) {
+        return p.executedShare == null ? 1 : p.executedShare[i];
+    }
+
+    /**
+     * The loads of one address an iteration over those a cycle can make ({@link CoreParams#withSameAddressLoads}, in
+     * BHive's harness, where every page is one and a page offset one address); 0 when the CPU has no such limit.
+     */
+    private static double sameAddressLoads(BlockFacts p) {
+        int limit = p.core.sameAddressLoads();
+        if (limit == 0 || !p.options.memoryDependencies() || !p.options.harnessMemory(p.loop)) {
+            return 0;
+        }
+        Map<Integer, Integer> count = new java.util.HashMap<>();
+        int most = 0;
+        int[] offsets = BhiveMemory.loadOffsets(p.memory);
+        for (int i = 0; i < p.n; i++) {
+            if (offsets[i] >= 0 && p.loading[i] && !p.shape[i].noPort()) { // a nop's operand is no load
+                most = Math.max(most, count.merge(offsets[i], 1, Integer::sum));
+            }
+        }
+        return most / (double) limit;
+    }
+
+    /**
+     * The renamer's bound on eliminating immediates ({@link ImmediateElimination}): the folds an iteration eliminates
+     * over the eliminations a cycle; 0 for a CPU without them.
+     */
+    private static double eliminations(BlockFacts p) {
+        if (p.executedShare == null) {
+            return 0;
+        }
+        double folds = 0;
+        for (int i = 0; i < p.n; i++) {
+            if (p.fold[i] != null) {
+                folds += 1 - p.executedShare[i];
+            }
+        }
+        return folds / p.core.immediateElimination().perCycle();
     }
 
     /** What one demand entry puts where: instruction {@code i}'s micro-op (or divider cycles) on the ports of mask. */
@@ -562,8 +621,9 @@ public final class Bounds {
                 continue;
             }
             int[] d = p.demand[i];
+            double share = executedShare(p, i);
             for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
-                sink.accept(i, demandMask(p, d, e), demandAmount(d, e));
+                sink.accept(i, demandMask(p, d, e), demandAmount(d, e) * share);
             }
         }
     }
@@ -782,6 +842,9 @@ public final class Bounds {
         boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
         if (eliminated) {
             lat = 0;
+        }
+        if (p.executedShare != null && p.fold[v] != null) { // a fold has its latency only when it executes
+            return lat * p.executedShare[v];
         }
         int opLatency = p.loading[v] ? (eliminated ? 0 : p.opLatency[v]) : lat; // a two-step instruction's second step
         int loadStep = p.loading[v] ? loadLatency : 1;

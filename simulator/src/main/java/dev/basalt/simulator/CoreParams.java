@@ -71,6 +71,17 @@ import java.util.Map;
  * @param popRspDecoding        which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C), one micro-op
  *                              ({@link PopRspDecoding}); null, absent from a table: the CPU's {@link #defaults}, when
  *                              the table is read, and any decoder for a CPU without one
+ * @param immediateElimination  how the renamer executes small immediates ({@link ImmediateElimination}); null: it
+ *                              does not (every core before Golden Cove)
+ * @param slidingFetch          whether the predecoder's window of {@code predecodeBytes} starts at the next
+ *                              instruction each cycle (Golden Cove: six three-byte instructions a cycle) rather than
+ *                              stepping through aligned windows (the older cores' 16-byte windows)
+ * @param decodeImmediates      instructions with an immediate or displacement the decoders deliver a cycle at most
+ *                              ({@link ImmediateFields}; 0: no such limit)
+ * @param forwardToWaitingLoads whether a load that reads a store has the data {@code storeForwardLatency} after the
+ *                              store completes even when it issued earlier ({@link #withForwardToWaitingLoads})
+ * @param sameAddressLoads      loads of one address that can execute in one cycle, in BHive's harness (0: no limit;
+ *                              {@link #withSameAddressLoads})
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -96,7 +107,24 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         PopRspDecoding popRspDecoding) {
+                         PopRspDecoding popRspDecoding,
+                         // Null when the CPU has none (every core before Golden Cove). Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         ImmediateElimination immediateElimination,
+                         // Left out of the JSON when false / 0, so older tables stay as they were.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         boolean slidingFetch,
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         int decodeImmediates,
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         boolean forwardToWaitingLoads,
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+                         int sameAddressLoads) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -155,7 +183,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
                 moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
                 slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null, null, null);
+                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0);
     }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
@@ -314,6 +342,64 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return with(loop, dividers, fences, pageWalkCycles, portBinding, decoding);
     }
 
+    /** These parameters with another rename-time elimination of immediates (null: none). */
+    public CoreParams withImmediateElimination(ImmediateElimination elimination) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
+                portBinding, popRspDecoding, elimination, slidingFetch, decodeImmediates, forwardToWaitingLoads,
+                sameAddressLoads);
+    }
+
+    /**
+     * These parameters with another fetch and decode of Golden Cove's kind: a fetch window that slides over the code
+     * rather than stepping through aligned windows, and at most {@code immediates} instructions with an immediate or
+     * displacement decoded a cycle ({@link ImmediateFields}; 0: no limit).
+     */
+    public CoreParams withFetch(boolean sliding, int immediates) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
+                portBinding, popRspDecoding, immediateElimination, sliding, immediates, forwardToWaitingLoads,
+                sameAddressLoads);
+    }
+
+    /**
+     * These parameters with another way for a load to get a store's data: whether a load issued before the store it
+     * reads completes gets the data {@code storeForwardLatency} after the store completes (it waits in the load
+     * buffer; Golden Cove: a store-to-load round trip of 3.16 cycles against a 5-cycle load), rather than issuing
+     * then and taking its own load latency.
+     */
+    public CoreParams withForwardToWaitingLoads(boolean on) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
+                portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates, on,
+                sameAddressLoads);
+    }
+
+    /**
+     * These parameters with a limit on loads of one address a cycle (0: none): Golden Cove's three load ports run
+     * three loads a cycle of different addresses but two of one (measured on the Xeon 6: every block of one load
+     * runs at 0.50 cycles or more, 5,925 one-instruction blocks among them; three loads of [rbx] at 1.51; two loads
+     * of two addresses at 0.667).
+     */
+    public CoreParams withSameAddressLoads(int loads) {
+        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
+                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
+                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
+                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
+                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
+                portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
+                forwardToWaitingLoads, loads);
+    }
+
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
         return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding);
     }
@@ -325,7 +411,8 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
-                portBinding, popRspDecoding);
+                portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
+                forwardToWaitingLoads, sameAddressLoads);
     }
 
     /**
@@ -349,6 +436,12 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
             case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPopRspDecoding(
                     PopRspDecoding.COMPLEX_ALONE);
             case "skylake", "skylake-avx512", "cascadelake" -> c.withPopRspDecoding(PopRspDecoding.COMPLEX);
+            // Golden Cove and later also eliminate small immediates at rename (ImmediateElimination: offsets in
+            // [-1024, 1024), five a cycle: measured on the Xeon 6, inc rax chains at 5.2 a cycle) and decode at most
+            // four instructions with an immediate or displacement a cycle (ImmediateFields).
+            case "graniterapids", "sapphirerapids", "alderlake" -> c.withPopRspDecoding(PopRspDecoding.COMPLEX)
+                    .withImmediateElimination(new ImmediateElimination(5, 1024)).withFetch(true, 4)
+                    .withForwardToWaitingLoads(true).withSameAddressLoads(2);
             default -> c;
         };
     }
@@ -359,6 +452,15 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                     4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
                     new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true), SKYLAKE_DIVIDERS,
                     new Fences(4, 33, 6));
+            // Golden Cove and its successors (Raptor Cove, Redwood Cove; DESIGN.md §15 and the descriptor's
+            // sources): 32 bytes fetched and 6 instructions decoded a cycle (one complex decoder), a 144-entry
+            // micro-op queue, 6-wide allocation, 8-wide retirement, moves eliminated 6 a cycle, loads on 2, 3 and 11,
+            // store addresses on 7 and 8, store data on 4 and 9 (LLVM 19's labels), no false output dependencies, and
+            // no slow three-component lea (measured: lea rbx, [rax+rbx+8] carries a chain at 1.00 cycle).
+            case "graniterapids", "sapphirerapids", "alderlake" -> new CoreParams(32, 6, 3, 50, 6, 6, 2, 4, 4,
+                    144, 6, 8, 6, 1, 2, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23b", "78", "49", "", 1, 7, 18,
+                    false, List.of(), new LoopFrontEnd(LoopFrontEnd.intelFusion(), "06", 0, Map.of(), 8, 64, 18,
+                    false), GOLDEN_COVE_DIVIDERS, Fences.NONE);
             case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
                     Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
                     new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false),
@@ -416,6 +518,10 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
             "VDIVSS xmm, xmm, xmm", 11, 3, "VDIVSD xmm, xmm, xmm", 13, 4, "VDIVPS xmm, xmm, xmm", 11, 3,
             "VDIVPD xmm, xmm, xmm", 13, 4, "VSQRTSS xmm, xmm, xmm", 12, 3, "VSQRTSD xmm, xmm, xmm", 15, 4,
             "VSQRTPS xmm, xmm", 12, 3, "VSQRTPD xmm, xmm", 15, 4);
+    // Measured on the Xeon 6 (DESIGN.md §15), chains on BHive's values: xor edx, edx; div ecx 11.91 cycles, the same
+    // with div rcx 14.99, divsd 12.99, sqrtsd 18.00. The divider's occupancy was not measured: the rows' stand.
+    private static final Dividers GOLDEN_COVE_DIVIDERS = Dividers.of(
+            "DIV r32", 12, 0, "DIV r64", 15, 0, "DIVSD xmm, xmm", 13, 0, "SQRTSD xmm, xmm", 18, 0);
     private static final Dividers IVY_BRIDGE_DIVIDERS = Dividers.of(
             "DIV r32", 19, 8, "DIV r64", 29, 22, "IDIV r32", 19, 8, "IDIV r64", 28, 26,
             "DIVSS xmm, xmm", 10, 7, "DIVSD xmm, xmm", 10, 8, "DIVPS xmm, xmm", 10, 7, "DIVPD xmm, xmm", 10, 8,

@@ -32,12 +32,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param indexedMemory      whether its last memory operand has an index ({@link InstructionShape#indexedMemory})
  * @param destructive        a register-and-memory destructive form ({@link InstructionShape#destructive})
  * @param popRsp             {@code pop rsp} or {@code pop r12} ({@link InstructionShape#popRsp})
+ * @param immediateField     whether its encoding holds an immediate or a displacement ({@link ImmediateFields})
  */
 record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea, int loads, boolean stores,
                      boolean locked, boolean stackOp, boolean usesStackPointer, boolean writesStackPointer, int fence,
                      int opcodeOffset, boolean lengthChanging, int moveRegisterFile, boolean noPort,
                      boolean readsMemory, boolean writesMemory, boolean indexedMemory, boolean destructive,
-                     boolean popRsp) {
+                     boolean popRsp, boolean immediateField) {
 
     /** An execution fence: {@code lfence}, or {@code cpuid}, which serializes. */
     static final int LOAD_FENCE = 1;
@@ -59,7 +60,7 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
                 InstructionShape.opcodeOffset(bytes), InstructionShape.lengthChanging(insn, bytes),
                 InstructionShape.moveRegisterFile(insn), insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"),
                 loads > 0, stores, InstructionShape.indexedMemory(insn), InstructionShape.destructive(insn),
-                InstructionShape.popRsp(insn));
+                InstructionShape.popRsp(insn), ImmediateFields.has(insn));
     }
 
     private static int fence(String mnemonic) {

@@ -22,11 +22,14 @@ final class FrontEnd {
             pl.predecodeStall--;
             return;
         }
-        long windowEnd = (pl.window + 1) * pl.core.predecodeBytes();
-        int marked = 0;
-        int width = pl.core.predecodeWidth();
         int i = pl.predecodeInsn; // predecodeNext's instruction and iteration, kept as it advances (no division)
         int k = pl.predecodeIteration;
+        boolean sliding = pl.core.slidingFetch();
+        // Sliding: this cycle's bytes follow the last cycle's, so an instruction split between them completes now.
+        long windowEnd = sliding ? Math.max(pl.fetchEnd, k * pl.blockBytes + pl.offset[i]) + pl.core.predecodeBytes()
+                : (pl.window + 1) * pl.core.predecodeBytes();
+        int marked = 0;
+        int width = pl.core.predecodeWidth();
         while (pl.predecodeNext < pl.total && marked < width
                 && pl.predecodeNext - pl.decodeNext < pl.core.instructionQueue()
                 && k * pl.blockBytes + pl.offset[i] + pl.shape[i].length() - 1 < windowEnd
@@ -45,6 +48,14 @@ final class FrontEnd {
         }
         pl.predecodeInsn = i;
         pl.predecodeIteration = k;
+        if (sliding) {
+            // Stopped by the window, the next cycle's bytes follow this cycle's (the instruction split between them
+            // completes then); stopped by anything else (the width, a full queue), they start at the next instruction.
+            long next = k * pl.blockBytes + pl.offset[i];
+            boolean split = marked < width && pl.predecodeNext < pl.total && next + pl.shape[i].length() - 1 >= windowEnd;
+            pl.fetchEnd = split ? windowEnd : next;
+            return;
+        }
         long address = k * pl.blockBytes + pl.offset[i];
         if (pl.predecodeNext >= pl.total || address + pl.shape[i].length() - 1 >= windowEnd) {
             if (marked == width && pl.predecodeNext < pl.total && address + pl.shape[i].opcodeOffset() < windowEnd) {
@@ -66,6 +77,8 @@ final class FrontEnd {
         }
         int count = 0;
         int uops = 0;
+        int immediates = 0;
+        int mostImmediates = pl.core.decodeImmediates() > 0 ? pl.core.decodeImmediates() : Integer.MAX_VALUE;
         while (pl.decodeNext < pl.predecodeNext && count < pl.core.decoders()
                 && pl.predecoded[pl.decodeNext & pl.mask] < pl.now) {
             int i = pl.insnOf[pl.decodeNext & pl.mask];
@@ -97,6 +110,9 @@ final class FrontEnd {
             }
             if (count > 0 && (s.complex() || uops + u > pl.core.decodeUops())) {
                 return;
+            }
+            if (s.immediateField() && immediates++ >= mostImmediates) {
+                return; // this cycle's immediate fields are used (ImmediateFields)
             }
             pl.decoded[pl.decodeNext++ & pl.mask] = pl.now;
             pl.queuedUops += u;

@@ -25,10 +25,11 @@ import java.util.Set;
  * @param moveRegisterFile  for an eliminable register move: 1 general-purpose, 2 vector; else 0
  * @param decodedAlone      whether no instruction after it is decoded in its cycle ({@link
  *                          CoreParams.PopRspDecoding#COMPLEX_ALONE})
+ * @param immediateField    whether its encoding holds an immediate or a displacement ({@link ImmediateFields})
  */
 record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, int decodeUops, int issueUops,
                         boolean complex, boolean microcoded, boolean noPort, int moveRegisterFile,
-                        boolean decodedAlone) {
+                        boolean decodedAlone, boolean immediateField) {
 
     private static final Set<String> VECTOR_MOVES = Set.of("movaps", "movups", "movapd", "movupd", "movdqa",
             "movdqu", "vmovaps", "vmovups", "vmovapd", "vmovupd", "vmovdqa", "vmovdqu");
@@ -38,7 +39,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
      * it takes no decoder, no micro-op slot and no port of its own.
      */
     InstructionShape macroFusedTail() {
-        return new InstructionShape(length, opcodeOffset, lengthChanging, 0, 0, false, false, true, 0, false);
+        return new InstructionShape(length, opcodeOffset, lengthChanging, 0, 0, false, false, true, 0, false,
+                false);
     }
 
     /** The shape of {@code insn}, of {@code unfused} micro-ops, with table row {@code row} on {@code core}. */
@@ -59,7 +61,8 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
                 || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE;
         return new InstructionShape(length, e.opcodeOffset(), e.lengthChanging(), decode,
                 Math.min(issue, unfused), decode > 1 || complexOnly, decode > core.microcodedAbove(), e.noPort(),
-                moveElimination ? e.moveRegisterFile() : 0, pop == CoreParams.PopRspDecoding.COMPLEX_ALONE);
+                moveElimination ? e.moveRegisterFile() : 0, pop == CoreParams.PopRspDecoding.COMPLEX_ALONE,
+                e.immediateField());
     }
 
     /**

@@ -63,6 +63,8 @@ public final class LlvmMcaImporter {
      * instructions, x87 transcendentals, system instructions), a stand-in, not a measurement; the import caps it.
      */
     static final int MAX_GROUP_UOPS = 64;
+    /** The descriptor unit of llvm-mca's resource for unsupported instructions, whose pressure is dropped. */
+    private static final String INVALID_UNIT = "Invalid";
     /** Descriptor units that are memory pipelines (address generation, load/store queue, load and store pipes). */
     private static final java.util.Set<String> MEMORY_UNITS = java.util.Set.of("AGU", "LSU", "Load", "Store");
 
@@ -122,7 +124,7 @@ public final class LlvmMcaImporter {
             // Units the CPU has beyond llvm-mca's model of it (Zen 5's fourth AGU under llvm-mca-19's Zen 4 model)
             // are ports of the table too, for the rules that name them (CoreParams' load and store ports).
             for (CpuDescriptor.Port p : uarch.descriptor().llvmMcaPorts()) {
-                if (!ports.contains(p.port())) {
+                if (!ports.contains(p.port()) && !p.unit().equals(INVALID_UNIT)) {
                     ports.add(p.port());
                 }
             }
@@ -373,6 +375,9 @@ public final class LlvmMcaImporter {
                 int i = p.path("InstructionIndex").asInt();
                 boolean memory = i < b.size() && accessesMemory(b.instruction(i), infos.get(i));
                 String port = ports.get(p.path("ResourceIndex").asInt());
+                if (INVALID_UNIT.equals(units.get(port))) {
+                    continue; // llvm-mca's stand-in for what its model does not support (SPRPortInvalid)
+                }
                 if (i < b.size() && !(rebuilt && memory && MEMORY_UNITS.contains(units.get(port)))) {
                     pressure.get(i).merge(port,
                             p.path("ResourceUsage").asDouble(), Double::sum);
@@ -387,12 +392,83 @@ public final class LlvmMcaImporter {
                     groups = aluForAgu(groups, units, aluGroup(ports, uarch));
                 }
                 groups.replaceAll((g, n) -> g.endsWith("Divider") ? n : Math.min(n, MAX_GROUP_UOPS));
-                rows.add(new InstructionParams(info.path("NumMicroOpcodes").asInt(), info.path("Latency").asInt(),
-                        loadOp ? uarch.descriptor().loadLatency() : 0, groups));
+                int uops = info.path("NumMicroOpcodes").asInt();
+                if (uops == 0 && renameEliminated(b.instruction(i), info)) {
+                    // llvm-mca's Golden Cove model (Sapphire and Granite Rapids) gives the forms that core can
+                    // execute at rename (add/sub of a small immediate, inc, dec, register moves) no micro-op and no
+                    // port, but their latency. Whether one is eliminated depends on its immediate, the offset
+                    // already pending and the renamer's slots (ImmediateElimination, move elimination): the row is
+                    // the instruction when it executes, one ALU micro-op.
+                    uops = 1;
+                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), 1));
+                }
+                int latency = info.path("Latency").asInt();
+                int store = plainStoreLatency(uarch);
+                if (info.path("mayStore").asBoolean() && store > 1 && latency >= store) {
+                    // llvm-mca's Golden Cove model charges every store 12 cycles (a store-to-load round trip of
+                    // its source tables), where Basalt's machine keeps forwarding in CoreParams: the row's latency
+                    // is when the data is written — 1 for a store, its load and operation for a read-modify-write
+                    // (Skylake's rows: 1 and 7).
+                    latency = latency - store + 1 + (info.path("mayLoad").asBoolean()
+                            ? uarch.descriptor().loadLatency() : 0);
+                }
+                if (store > 1 && latency == 0 && uops > 0 && !accessesMemory(b.instruction(i), info)
+                        && ImmediateElimination.writtenRegisters(b.instruction(i)).length > 0
+                        && !EncodingFacts.of(b.instruction(i)).noPort()) {
+                    // It also gives register moves and movzx latency 0, its rename-time elimination; Basalt's
+                    // renamer eliminates moves itself when it can (measured: movzx rax, al chains at 1.00 cycle).
+                    latency = 1;
+                }
+                if (store > 1 && b.instruction(i).mnemonic().equals("lea") && groups.size() == 1) {
+                    // The same model puts every lea on port 1 alone; Golden Cove runs lea on its integer ALUs (one
+                    // of 1 micro-op: the measured blocks with a lea were predicted 16% slow on port 1 alone).
+                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), groups.values().iterator().next()));
+                }
+                rows.add(new InstructionParams(uops, latency, loadOp ? uarch.descriptor().loadLatency() : 0, groups));
             }
-            out.add(new Collected(b, rows, ports.stream().distinct().toList()));
+            out.add(new Collected(b, rows, ports.stream().filter(p -> !INVALID_UNIT.equals(units.get(p)))
+                    .distinct().toList()));
         }
         return out;
+    }
+
+    /**
+     * llvm-mca's latency of a plain register store ({@code mov [rax], rcx}) on {@code uarch}: 1 in its older Intel
+     * models, 12 in its Golden Cove ones. Asked once per CPU.
+     */
+    private int plainStoreLatency(Microarchitecture uarch) throws IOException {
+        Integer known = storeLatencies.get(uarch.llvmName());
+        if (known != null) {
+            return known;
+        }
+        int latency = 1;
+        try {
+            Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
+                    "--instruction-tables", "--json"), "movq %rcx, (%rax)\n");
+            JsonNode info = json.readTree(r.out).path("CodeRegions").path(0).path("InstructionInfoView")
+                    .path("InstructionList").path(0);
+            if (r.exit == 0 && info.has("Latency")) {
+                latency = info.path("Latency").asInt();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        storeLatencies.put(uarch.llvmName(), latency);
+        return latency;
+    }
+
+    private final Map<String, Integer> storeLatencies = new HashMap<>();
+
+    /**
+     * Whether llvm-mca gives {@code insn} no micro-op because its model eliminates it at rename: an integer
+     * instruction of latency 1 or more that touches no memory, is no zero idiom, no NOP and no branch.
+     */
+    private static boolean renameEliminated(Instruction insn, JsonNode info) {
+        EncodingFacts f = EncodingFacts.of(insn);
+        return !accessesMemory(insn, info) && !f.noPort() && info.path("Latency").asInt() >= 1
+                && !insn.category().equals("COND_BR") && !insn.category().equals("UNCOND_BR")
+                && !insn.mnemonic().equals("nop");
     }
 
     /**

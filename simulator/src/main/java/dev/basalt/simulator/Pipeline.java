@@ -101,6 +101,8 @@ final class Pipeline extends BlockFacts {
     int busiestIteration; // the highest iteration whose port counts this run touched
     // Front end.
     long window;
+    // With CoreParams#slidingFetch: the address up to which code bytes have been fetched.
+    long fetchEnd;
     int predecodeNext;
     int predecodeInsn; // predecodeNext % n and predecodeNext / n, kept by the predecoder
     int predecodeIteration;
@@ -156,6 +158,8 @@ final class Pipeline extends BlockFacts {
     int periodIterations;
     long finalCycles = -1;
     int simulatedIterations;
+    // Iterations this run may simulate (runIterations).
+    final int iterations;
     long now;
 
     /**
@@ -166,7 +170,11 @@ final class Pipeline extends BlockFacts {
         super(simulator, block, options);
         this.idealBackEnd = idealBackEnd;
         this.params = simulator.params();
-        this.total = n * options.iterations();
+        // Only a machine whose fetch slides over the code (Golden Cove: periods up to 32 iterations, a 512-entry
+        // reorder buffer) runs longer; the older machines' runs, and every prediction of theirs, stay as they were.
+        this.iterations = core.slidingFetch() ? runIterations(options.iterations(), issueSlots, params.robSize())
+                : options.iterations();
+        this.total = n * iterations;
         this.portCount = params.ports().size();
         this.loadGroup = simulator.ports().groupOf(core.loadPorts());
         this.split = new int[n];
@@ -189,8 +197,8 @@ final class Pipeline extends BlockFacts {
         }
         this.lsdCopies = lsdCopies();
         // Cache banks need the loads' addresses, which only BHive's harness memory gives.
-        this.loadOffset = core.cacheBanks() && options.memoryDependencies() && options.harnessMemory(loop)
-                ? BhiveMemory.loadOffsets(memory) : null;
+        this.loadOffset = (core.cacheBanks() || core.sameAddressLoads() > 0) && options.memoryDependencies()
+                && options.harnessMemory(loop) ? BhiveMemory.loadOffsets(memory) : null;
         this.syncProducer = new int[n];
         int[] writers = Sources.any(stackSync) ? Sources.explicitStackWriters(block, stackOp) : null;
         for (int i = 0; i < n; i++) {
@@ -205,7 +213,7 @@ final class Pipeline extends BlockFacts {
         int walk = core.pageWalkCycles() == null ? 0 : core.pageWalkCycles();
         this.translation = options.memoryDependencies() && options.harnessMemory(loop)
                 ? Translation.of(BhiveMemory.movingAddresses(memory), n, walk, slots) : null;
-        Scratch room = scratch.fit(slots, maxDemand, portCount * options.iterations());
+        Scratch room = scratch.fit(slots, maxDemand, portCount * iterations);
         this.predecoded = room.predecoded;
         this.decoded = room.decoded;
         this.renamed = room.renamed;
@@ -242,16 +250,31 @@ final class Pipeline extends BlockFacts {
         this.portBusy = room.portBusy;
         this.scratch = new long[portCount];
         this.taken = new long[portCount];
-        this.iterationRetired = new long[options.iterations()];
-        this.iterationSignature = new long[options.iterations()];
+        this.iterationRetired = new long[iterations];
+        this.iterationSignature = new long[iterations];
         this.timelineSize = Math.min(total, 64);
         this.timeline = new int[timelineSize * TIMELINE_FIELDS];
-        this.steadyState = new SteadyState.Detector(options.iterations(), 32, 24);
-        this.simulatedIterations = options.iterations();
+        this.steadyState = new SteadyState.Detector(iterations, 32, 24);
+        this.simulatedIterations = iterations;
         this.frontEnd = new FrontEnd(this);
         this.renamer = new Renamer(this);
         this.scheduler_ = new Scheduler(this);
         this.retirement = new Retirement(this);
+    }
+
+    /**
+     * The iterations a run simulates: {@code asked} (the options', 100), or more for a block so short that the reorder
+     * buffer holds more than a quarter of that many iterations — its fill would outlast the quarter of the run that a
+     * run without a steady state leaves out of its estimate (Golden Cove's 512 entries hold 170 iterations of a
+     * three-micro-op block) — at most four times as many. A run that finds its steady state stops there as before.
+     */
+    static int runIterations(int asked, int[] issueSlots, int robSize) {
+        long uops = 0;
+        for (int s : issueSlots) {
+            uops += s;
+        }
+        long fill = (4L * robSize + Math.max(1, uops) - 1) / Math.max(1, uops);
+        return (int) Math.min(4L * asked, Math.max(asked, fill));
     }
 
     /** Per instruction, how many instances back the nearest marked one is, cyclically (0: none marked). */
@@ -422,7 +445,7 @@ final class Pipeline extends BlockFacts {
         if (period > 0) {
             return period / (double) periodIterations;
         }
-        int last = options.iterations() - 1;
+        int last = iterations - 1;
         int span = (last - last / 4) / 16 * 16; // a multiple of every period the 16-byte windows cause
         if (span >= 16) {
             // The least-squares slope of retire cycle over iteration in that window, not its two ends' difference:
@@ -444,7 +467,7 @@ final class Pipeline extends BlockFacts {
         if (last >= 8) {
             return (iterationRetired[last] - iterationRetired[last / 4]) / (double) (last - last / 4);
         }
-        return totalCycles / (double) options.iterations();
+        return totalCycles / (double) iterations;
     }
 
     /** A run's timeline rows over its flat array: each row a fresh copy, so a caller cannot change the run's. */

@@ -9,9 +9,11 @@ final class Renamer {
     private final Pipeline pl; // each method copies it to a local: C1, which ./basalt runs, reloads a field
     private final CoreParams.PortBinding binding;
     private final int[] alu015; // the members of its port group 0, 1, 5, or null
+    private final ImmediateElimination.Renaming immediates; // null: the CPU eliminates no immediates
 
     Renamer(Pipeline pl) {
         this.pl = pl;
+        this.immediates = pl.fold == null ? null : new ImmediateElimination.Renaming(pl.core.immediateElimination());
         CoreParams.PortBinding b = pl.core.portBinding();
         this.binding = b != null ? b : pl.simulator.ports().sixPorts() ? CoreParams.PortBinding.SIX_PORT
                 : CoreParams.PortBinding.SLOT_PARITY;
@@ -40,6 +42,9 @@ final class Renamer {
                 }
                 if (!pl.idealBackEnd && !fits(i)) {
                     return;
+                }
+                if (immediates != null && pl.fold[i] != null && immediates.waits(pl.fold[i], pl.now)) {
+                    return; // its elimination waits for the next cycle's slots (ImmediateElimination)
                 }
             }
             int take = Math.min(slots, uops - pl.renamedSlotsOfCurrent);
@@ -75,18 +80,34 @@ final class Renamer {
         if (pl.options.frontEnd()) {
             pl.queuedUops -= pl.shape[i].decodeUops();
         }
+        ImmediateElimination.Renaming imm = immediates;
         if (pl.shape[i].noPort()) {
             pl.issued[at] = pl.now;
             pl.done[at] = pl.now;
+            if (imm != null) {
+                imm.wrote(pl.writes[i]); // a zero idiom: its register holds 0, no offset
+            }
             return;
         }
         pl.wake[at] = pl.now + 1;
         pl.earliestWake = Math.min(pl.earliestWake, pl.now + 1);
         pl.scheduler[pl.schedCount++] = j;
+        if (imm != null && pl.fold[i] != null && imm.eliminate(pl.fold[i], pl.now)) {
+            pl.eliminated[at] = true; // executed by the renamer: no port, no latency (ImmediateElimination)
+            return;
+        }
         int file = pl.shape[i].moveRegisterFile();
         if (file > 0 && eliminate(file)) {
             pl.eliminated[at] = true;
+            if (imm != null && pl.move[i] != null) {
+                imm.moved(pl.move[i]);
+            } else if (imm != null) {
+                imm.wrote(pl.writes[i]);
+            }
             return;
+        }
+        if (imm != null) {
+            imm.wrote(pl.writes[i]);
         }
         pl.schedUops += pl.unfused[i];
         if (pl.options.issueTimePorts()) {

@@ -81,6 +81,14 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.popRspDecoding() == null) { // and how pop rsp / pop r12 decode, where the CPU has a rule
             core = core.withPopRspDecoding(CoreParams.defaults(mcpu).popRspDecoding());
         }
+        if (core.immediateElimination() == null) { // and Golden Cove's renamer and fetch, where the CPU has them
+            CoreParams d = CoreParams.defaults(mcpu);
+            core = core.withImmediateElimination(d.immediateElimination());
+            if (d.immediateElimination() != null) {
+                core = core.withFetch(d.slidingFetch(), d.decodeImmediates())
+                        .withForwardToWaitingLoads(d.forwardToWaitingLoads()).withSameAddressLoads(d.sameAddressLoads());
+            }
+        }
         schemaVersion = SCHEMA_VERSION;
         checkPorts(mcpu, ports, forms, mnemonics, generic, core);
     }
