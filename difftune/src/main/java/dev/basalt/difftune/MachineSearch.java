@@ -3,10 +3,12 @@ package dev.basalt.difftune;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.CoreParams;
+import dev.basalt.simulator.DenseCode;
 import dev.basalt.simulator.ImmediateElimination;
 import dev.basalt.simulator.InstructionParams;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.StoreCommit;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,9 +21,10 @@ import java.util.function.Consumer;
 
 /**
  * The machine of a table fitted to measurements, before its rows are: a discrete search over what {@link
- * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs and load ports, loads of one address a
- * cycle, the fetch, the renamer's eliminations, store forwarding, the reorder buffer — scored by the real simulator on measured training blocks
- * and kept only where the validation blocks agree. DiffTune learned a CPU's global parameters beside its rows; these
+ * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs and load ports, the fetch and dense code,
+ * loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding, the reorder
+ * buffer — scored by the real simulator on measured training blocks and kept only where the validation blocks
+ * agree. DiffTune learned a CPU's global parameters beside its rows; these
  * are discrete, and a few hundred simulations of a few thousand blocks find them in seconds.
  *
  * <p>Coordinate descent: each dimension in turn takes the value that lowers the training MAPE most with the others
@@ -78,8 +81,13 @@ public final class MachineSearch {
                 (t, v) -> v.equals("one more") ? withAluPort(t) : t));
         d.add(new Dimension("load ports", List.of("as the table", "one more"),
                 (t, v) -> v.equals("one more") ? withLoadPort(t) : t));
-        d.add(new Dimension("loads of one address a cycle", List.of("as the table", "2"),
-                (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withSameAddressLoads(2))));
+        d.add(new Dimension("dense code", List.of("as the table", "16 bytes a cycle"),
+                (t, v) -> v.equals("as the table") ? t
+                        : t.withCore(core(t.core(), b -> b.denseCode = new DenseCode(16, 16)))));
+        d.add(new Dimension("loads of one bank a cycle", List.of("as the table", "2"),
+                (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withSameBankLoads(2))));
+        d.add(new Dimension("stores of two lines a cycle", List.of("as the table", "1"),
+                (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withStoreCommit(new StoreCommit(2)))));
         d.add(new Dimension("immediates eliminated at rename", List.of("no", "yes"),
                 (t, v) -> t.withCore(t.core().withImmediateElimination(v.equals("yes")
                         ? new ImmediateElimination(5, 1024) : null))));
@@ -228,6 +236,7 @@ public final class MachineSearch {
         boolean slidingFetch;
         int decodeImmediates;
         boolean forwardToWaitingLoads;
+        DenseCode denseCode;
     }
 
     private static CoreParams core(CoreParams c, Consumer<Core> change) {
@@ -245,6 +254,7 @@ public final class MachineSearch {
         b.slidingFetch = c.slidingFetch();
         b.decodeImmediates = c.decodeImmediates();
         b.forwardToWaitingLoads = c.forwardToWaitingLoads();
+        b.denseCode = c.denseCode();
         change.accept(b);
         return new CoreParams(b.predecodeBytes, b.predecodeWidth, c.lcpPenalty(), c.instructionQueue(), b.decoders,
                 b.decodeUops, c.msSwitchCycles(), c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), b.issueWidth,
@@ -253,6 +263,6 @@ public final class MachineSearch {
                 b.slowLeaLatency, c.storeForwardFailPenalty(), c.lockCycles(), c.cacheBanks(),
                 c.falseOutputDependencies(), c.loop(), c.dividers(), c.fences(), c.memoryRenaming(),
                 c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(), c.immediateElimination(), b.slidingFetch,
-                b.decodeImmediates, b.forwardToWaitingLoads, c.sameAddressLoads());
+                b.decodeImmediates, b.forwardToWaitingLoads, c.sameBankLoads(), b.denseCode, c.storeCommit());
     }
 }

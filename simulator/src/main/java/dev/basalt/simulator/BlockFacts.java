@@ -24,6 +24,10 @@ class BlockFacts {
     final BasicBlock block;
     final int n;
     final long blockBytes;
+    // The bytes fetched a cycle: the core's predecodeBytes, or fewer for dense code (DenseCode).
+    final int fetchBytes;
+    // The cycles per iteration the cache needs to take the block's stores (StoreCommit; 0: no such limit).
+    final double storeCommit;
     // Per instruction of the block.
     final InstructionFacts[] facts;
     final int[] offset;
@@ -253,9 +257,11 @@ class BlockFacts {
         // A taken jump back to the start: each iteration's code begins a new fetch window.
         this.blockBytes = Math.max(1, loop ? (bytes + core.predecodeBytes() - 1) / core.predecodeBytes()
                 * core.predecodeBytes() : bytes);
+        this.fetchBytes = DenseCode.fetchBytes(core, n, Math.max(1, bytes));
         this.source = loop ? uopSource(lf) : Simulator.UopSource.LEGACY;
         this.maxDemand = Math.max(1, widest);
-        this.memory = new BhiveMemory.Program(block, steps);
+        this.memory = new BhiveMemory.Program(block, steps, simulator.harness());
+        this.storeCommit = StoreCommit.floor(this);
         Sources src = Sources.of(block, options, stackOp, memory, simulator.falseOutput());
         this.start = src.start();
         this.producers = src.producers();

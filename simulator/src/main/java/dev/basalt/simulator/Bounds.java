@@ -23,7 +23,9 @@ import java.util.Objects;
  *     (0 for straight-line code and loops the legacy decoders feed, whose predecoder and decoders bounds apply
  *     instead); {@code source}: where the micro-ops come from;
  * <li>{@code issue}: fused micro-ops at the renamer per iteration ÷ the issue width (or, if more, the immediates
- * the renamer eliminates per iteration ÷ those it can a cycle, {@link ImmediateElimination});
+ * the renamer eliminates per iteration ÷ those it can a cycle, {@link ImmediateElimination}; the loads of one cache
+ * bank ÷ those a cycle can take; the cycles the cache needs to commit the stores, {@link StoreCommit}, whose
+ * store-buffer entries the renamer waits for);
  * <li>{@code ports}: the largest (micro-ops whose ports all lie in P) ÷ |P| over sets of ports P; {@code portSet}:
  *     the ports of that P ("0156", or a divider's name);
  * <li>{@code latency}: the maximum cycle ratio of the dependency graph: along a cycle of dependencies, latency ÷
@@ -334,7 +336,10 @@ public final class Bounds {
         for (int i = 0; i < p.n; i++) {
             uops += p.issueSlots[i];
         }
-        double issue = Math.max(Math.max(uops / p.core.issueWidth(), eliminations(p)), sameAddressLoads(p));
+        // The renamer also waits for eliminations, loads of one bank, and store-buffer entries the cache frees at
+        // its pace (StoreCommit).
+        double issue = Math.max(Math.max(uops / p.core.issueWidth(), eliminations(p)),
+                Math.max(sameBankLoads(p), p.storeCommit));
         int[] set = new int[1];
         double ports = ports(p, set);
         List<Integer> critical = new ArrayList<>();
@@ -384,7 +389,7 @@ public final class Bounds {
                 bytes += p.shape[i].length();
                 lcp += p.shape[i].lengthChanging() ? 1 : 0;
             }
-            return Math.max(bytes / (double) c.predecodeBytes(), p.n / (double) c.predecodeWidth())
+            return Math.max(bytes / (double) p.fetchBytes, p.n / (double) c.predecodeWidth())
                     + lcp * c.lcpPenalty();
         }
         long bytes = p.blockBytes;
@@ -573,11 +578,11 @@ public final class Bounds {
     }
 
     /**
-     * The loads of one address an iteration over those a cycle can make ({@link CoreParams#withSameAddressLoads}, in
+     * The loads of one cache bank an iteration over those a cycle can make ({@link CoreParams#withSameBankLoads}, in
      * BHive's harness, where every page is one and a page offset one address); 0 when the CPU has no such limit.
      */
-    private static double sameAddressLoads(BlockFacts p) {
-        int limit = p.core.sameAddressLoads();
+    private static double sameBankLoads(BlockFacts p) {
+        int limit = p.core.sameBankLoads();
         if (limit == 0 || !p.options.memoryDependencies() || !p.options.harnessMemory(p.loop)) {
             return 0;
         }
@@ -586,7 +591,7 @@ public final class Bounds {
         int[] offsets = BhiveMemory.loadOffsets(p.memory);
         for (int i = 0; i < p.n; i++) {
             if (offsets[i] >= 0 && p.loading[i] && !p.shape[i].noPort()) { // a nop's operand is no load
-                most = Math.max(most, count.merge(offsets[i], 1, Integer::sum));
+                most = Math.max(most, count.merge(offsets[i] & CoreParams.LOAD_BANK_BITS, 1, Integer::sum));
             }
         }
         return most / (double) limit;

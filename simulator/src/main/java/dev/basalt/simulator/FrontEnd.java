@@ -26,7 +26,7 @@ final class FrontEnd {
         int k = pl.predecodeIteration;
         boolean sliding = pl.core.slidingFetch();
         // Sliding: this cycle's bytes follow the last cycle's, so an instruction split between them completes now.
-        long windowEnd = sliding ? Math.max(pl.fetchEnd, k * pl.blockBytes + pl.offset[i]) + pl.core.predecodeBytes()
+        long windowEnd = sliding ? Math.max(pl.fetchEnd, k * pl.blockBytes + pl.offset[i]) + pl.fetchBytes
                 : (pl.window + 1) * pl.core.predecodeBytes();
         int marked = 0;
         int width = pl.core.predecodeWidth();

@@ -419,6 +419,17 @@ public final class LlvmMcaImporter {
                     // renamer eliminates moves itself when it can (measured: movzx rax, al chains at 1.00 cycle).
                     latency = 1;
                 }
+                if (store > 1 && latency >= 3 && fastAdder(b.instruction(i))) {
+                    // Its floating-point adds take 3 cycles; the Xeon 6 measures 2 (addss, addsd, vaddps ymm and
+                    // vsubps xmm chains at 2.00; DESIGN.md §15), the fast adders of Golden Cove. 512-bit adds keep
+                    // the row's (measured 3.49, noisy).
+                    latency--;
+                }
+                if (store > 1 && latency == 4 && b.instruction(i).mnemonic().equals("mul")
+                        && b.instruction(i).operands().get(0).sizeBits() == 64) {
+                    // And mul r64 4 cycles, where the Xeon 6 measures 3 (a mul rcx chain through rax at 3.00).
+                    latency = 3;
+                }
                 if (store > 1 && b.instruction(i).mnemonic().equals("lea") && groups.size() == 1) {
                     // The same model puts every lea on port 1 alone; Golden Cove runs lea on its integer ALUs (one
                     // of 1 micro-op: the measured blocks with a lea were predicted 16% slow on port 1 alone).
@@ -459,6 +470,19 @@ public final class LlvmMcaImporter {
     }
 
     private final Map<String, Integer> storeLatencies = new HashMap<>();
+
+    /** Scalar or packed single or double add or subtract, SSE or AVX, of at most 256 bits. */
+    private static boolean fastAdder(Instruction insn) {
+        if (!insn.mnemonic().matches("v?(add|sub)[sp][sd]")) {
+            return false;
+        }
+        for (var op : insn.operands()) {
+            if (op.sizeBits() > 256) {
+                return false;
+            }
+        }
+        return true;
+    }
 
     /**
      * Whether llvm-mca gives {@code insn} no micro-op because its model eliminates it at rename: an integer

@@ -233,7 +233,8 @@ final class Scheduler {
 
     /**
      * Whether instruction {@code i}'s load can use the data cache this cycle: on a CPU with cache banks, not when a
-     * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11).
+     * load already executed this cycle reads the same bank (address bits 2–5) of another line set (bits 6–11); on a
+     * CPU with {@link CoreParams#sameBankLoads}, not when that many loads of its bank (bits 2–5, any line) did.
      */
     private boolean bankFree(int i) {
         Pipeline pl = this.pl;
@@ -247,9 +248,9 @@ final class Scheduler {
             if (pl.core.cacheBanks() && ((a ^ b) & 0x3c) == 0 && ((a ^ b) & 0xfc0) != 0) {
                 return false;
             }
-            same += a == b ? 1 : 0; // BHive's harness maps every page to one: one offset, one address
+            same += ((a ^ b) & CoreParams.LOAD_BANK_BITS) == 0 ? 1 : 0; // of one bank, in any line
         }
-        return pl.core.sameAddressLoads() == 0 || same < pl.core.sameAddressLoads();
+        return pl.core.sameBankLoads() == 0 || same < pl.core.sameBankLoads();
     }
 
     /** Notes that instruction {@code i}'s load executed this cycle. */

@@ -28,6 +28,7 @@ public final class Simulator {
 
     private final SimulatorParams params;
     private final PortGroups ports;
+    private final BhiveMemory.Harness harness;
 
     public Simulator(SimulatorParams params) {
         this(params, new InstructionFacts.Cache());
@@ -46,6 +47,10 @@ public final class Simulator {
     Simulator(SimulatorParams params, InstructionFacts.Cache facts) {
         this.facts = facts;
         this.params = Objects.requireNonNull(params, "params");
+        // A CPU Basalt measured itself was measured in basalt measure's harness, the others in BHive's.
+        this.harness = dev.basalt.core.Microarchitecture.find(params.mcpu())
+                .filter(m -> dev.basalt.core.Microarchitecture.hostMeasured().contains(m))
+                .map(m -> BhiveMemory.Harness.BASALT).orElse(BhiveMemory.Harness.BHIVE);
         this.falseOutput = params.core().falseOutputDependencies().stream()
                 .map(m -> m.toLowerCase(java.util.Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
         // Hash maps for lookups (the table's own maps are sorted, for readable JSON) and port demands
@@ -104,6 +109,11 @@ public final class Simulator {
     }
 
     /** The CPU's ports and port groups, and each row's port demands. */
+    /** Whose harness's memory layout the block's addresses follow ({@link BhiveMemory.Harness}). */
+    BhiveMemory.Harness harness() {
+        return harness;
+    }
+
     public PortGroups ports() {
         return ports;
     }
@@ -425,8 +435,9 @@ public final class Simulator {
         }
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
-        float[][] c = CriticalPath.coefficients(block, Sources.of(block, options, stackOp, null, falseOutput),
-                latency, readAdvance);
+        float[][] c = CriticalPath.coefficients(block,
+                Sources.of(block, options, stackOp, BhiveMemory.Program.of(block, harness), falseOutput), latency,
+                readAdvance);
         for (int i = 0; i < n; i++) {
             chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];
             if (c[0][i] > 0) {

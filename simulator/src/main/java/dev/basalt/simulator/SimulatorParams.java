@@ -85,8 +85,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
             CoreParams d = CoreParams.defaults(mcpu);
             core = core.withImmediateElimination(d.immediateElimination());
             if (d.immediateElimination() != null) {
-                core = core.withFetch(d.slidingFetch(), d.decodeImmediates())
-                        .withForwardToWaitingLoads(d.forwardToWaitingLoads()).withSameAddressLoads(d.sameAddressLoads());
+                core = core.withFetch(d.slidingFetch(), d.decodeImmediates(), d.denseCode())
+                        .withForwardToWaitingLoads(d.forwardToWaitingLoads()).withSameBankLoads(d.sameBankLoads())
+                        .withStoreCommit(d.storeCommit());
             }
         }
         schemaVersion = SCHEMA_VERSION;

@@ -127,7 +127,8 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         // the options' memory model says harness memory for this block (a loop, by default, has distinct memory).
         return options.secondGeneration() && options.memoryDependencies()
                 && options.harnessMemory(Simulator.runsAsLoop(block, options))
-                ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness : BhiveMemory.Program.of(block)))
+                ? withHarnessMemory(block, graph, BhiveMemory.edges(harness != null ? harness
+                        : BhiveMemory.Program.of(block, BhiveMemory.Harness.BHIVE)))
                 : graph;
     }
 

@@ -383,7 +383,7 @@ class ResidualMechanismsTest {
     @Test
     void aStoreToAnotherVirtualPageOfTheSameBytesCannotForward() {
         BasicBlock block = BasicBlock.fromHex("498b0f488b742410488934d14183470801");
-        List<BhiveMemory.Edge> edges = BhiveMemory.edges(BhiveMemory.Program.of(block));
+        List<BhiveMemory.Edge> edges = BhiveMemory.edges(BhiveMemory.Program.of(block, BhiveMemory.Harness.BHIVE));
         assertTrue(edges.contains(new BhiveMemory.Edge(2, 0, true, true)), edges.toString());
         for (Microarchitecture cpu : CPUS) {
             SimulatorParams t = SimulatorParams.standard(cpu);
@@ -393,8 +393,8 @@ class ResidualMechanismsTest {
         }
         // A store of a value the block computed is not the filling: the loaded pointer is unknown, no edge.
         BasicBlock changed = BasicBlock.fromHex("498b0f488b7424104883c6014889 34d1".replace(" ", ""));
-        assertTrue(BhiveMemory.edges(BhiveMemory.Program.of(changed)).stream().noneMatch(e -> e.load() == 0),
-                BhiveMemory.edges(BhiveMemory.Program.of(changed)).toString());
+        assertTrue(BhiveMemory.edges(BhiveMemory.Program.of(changed, BhiveMemory.Harness.BHIVE)).stream().noneMatch(e -> e.load() == 0),
+                BhiveMemory.edges(BhiveMemory.Program.of(changed, BhiveMemory.Harness.BHIVE)).toString());
     }
 
     /**
