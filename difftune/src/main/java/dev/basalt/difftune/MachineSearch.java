@@ -22,8 +22,8 @@ import java.util.function.Consumer;
 /**
  * The machine of a table fitted to measurements, before its rows are: a discrete search over what {@link
  * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs and load ports, the fetch and dense code,
- * loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding, the reorder
- * buffer — scored by the real simulator on measured training blocks and kept only where the validation blocks
+ * loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding (to a plain
+ * load and to a read-modify-write), the reorder buffer — scored by the real simulator on measured training blocks and kept only where the validation blocks
  * agree. DiffTune learned a CPU's global parameters beside its rows; these
  * are discrete, and a few hundred simulations of a few thousand blocks find them in seconds.
  *
@@ -97,6 +97,8 @@ public final class MachineSearch {
                     b.storeForwardLatency = v.startsWith("2") ? 2 : 3;
                     b.forwardToWaitingLoads = true;
                 }))));
+        d.add(new Dimension("forwarding to a read-modify-write", List.of("as the table", "5 cycles"),
+                (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withRmwForwardLatency(5))));
         d.add(new Dimension("reorder buffer", List.of("as the table", "352", "512"),
                 (t, v) -> v.equals("as the table") ? t : t.withRobSize(Integer.parseInt(v))));
         d.add(new Dimension("three-component lea", List.of("as the table", "like any lea"),
@@ -263,6 +265,7 @@ public final class MachineSearch {
                 b.slowLeaLatency, c.storeForwardFailPenalty(), c.lockCycles(), c.cacheBanks(),
                 c.falseOutputDependencies(), c.loop(), c.dividers(), c.fences(), c.memoryRenaming(),
                 c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(), c.immediateElimination(), b.slidingFetch,
-                b.decodeImmediates, b.forwardToWaitingLoads, c.sameBankLoads(), b.denseCode, c.storeCommit());
+                b.decodeImmediates, b.forwardToWaitingLoads, c.sameBankLoads(), b.denseCode, c.storeCommit(),
+                c.rmwForwardLatency());
     }
 }

@@ -298,7 +298,8 @@ public final class SimulatorRefiner {
                             c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers(),
                             c.fences(), c.memoryRenaming(), c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(),
                             c.immediateElimination(), c.slidingFetch(), c.decodeImmediates(),
-                            c.forwardToWaitingLoads(), c.sameBankLoads(), c.denseCode(), c.storeCommit());
+                            c.forwardToWaitingLoads(), c.sameBankLoads(), c.denseCode(), c.storeCommit(),
+                            c.rmwForwardLatency());
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {

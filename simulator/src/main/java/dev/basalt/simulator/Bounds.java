@@ -858,7 +858,8 @@ public final class Bounds {
         }
         if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
             double arrive = p.options.storeForwarding()
-                    ? c.storeForwardLatency() - loadLatency + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)
+                    ? (p.storing[v] && p.twoStep[v] ? c.rmwForwardCycles() : c.storeForwardLatency()) - loadLatency
+                            + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)
                     : 0;
             return arrive + (p.twoStep[v] ? loadStep + opLatency : lat);
         }

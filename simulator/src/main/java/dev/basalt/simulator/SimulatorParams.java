@@ -87,7 +87,7 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
             if (d.immediateElimination() != null) {
                 core = core.withFetch(d.slidingFetch(), d.decodeImmediates(), d.denseCode())
                         .withForwardToWaitingLoads(d.forwardToWaitingLoads()).withSameBankLoads(d.sameBankLoads())
-                        .withStoreCommit(d.storeCommit());
+                        .withStoreCommit(d.storeCommit()).withRmwForwardLatency(d.rmwForwardLatency());
             }
         }
         schemaVersion = SCHEMA_VERSION;

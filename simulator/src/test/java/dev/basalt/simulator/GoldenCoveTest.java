@@ -177,6 +177,21 @@ class GoldenCoveTest {
     }
 
     /**
+     * A read-modify-write of memory forwards to the next one's load in 5 cycles, against a plain load's round trip
+     * of 3.16 ({@link CoreParams#withRmwForwardLatency}). Blocks of the training split.
+     */
+    @Test
+    void readModifyWritesForwardInFiveCycles() {
+        measured(6.5834, "488344240802"); // add qword ptr [rsp+8], 2
+        measured(6.6422, "48832b01"); // sub qword ptr [rbx], 1
+        measured(6.5066, "814b2000200000"); // or dword ptr [rbx+0x20], 0x2000
+        measured(6.5996, "41836d0401"); // sub dword ptr [r13+4], 1
+        assertEquals(5, SimulatorParams.bundled(GNR).core().rmwForwardCycles());
+        assertEquals(CoreParams.defaults("skylake").storeForwardLatency(),
+                CoreParams.defaults("skylake").rmwForwardCycles(), "older cores forward to any load alike");
+    }
+
+    /**
      * Three load ports, but two loads a cycle of one cache bank (address bits 2–5, any line; in BHive's harness every
      * page is the same one): three and four loads of [rbx] at 1.51 and 2.01, four loads of four lines at one offset
      * ([rbx] to [rbx+192]) at 2.03; two loads of two banks at 0.667 (a block of the training split).
