@@ -366,7 +366,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     /** These parameters with another rename-time elimination of immediates (null: none). */
     public CoreParams withImmediateElimination(ImmediateElimination elimination) {
         return withGoldenCove(elimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                sameBankLoads, storeCommit);
+                sameBankLoads, storeCommit, rmwForwardLatency);
     }
 
     /**
@@ -377,7 +377,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      */
     public CoreParams withFetch(boolean sliding, int immediates, DenseCode dense) {
         return withGoldenCove(immediateElimination, sliding, immediates, dense, forwardToWaitingLoads,
-                sameBankLoads, storeCommit);
+                sameBankLoads, storeCommit, rmwForwardLatency);
     }
 
     /**
@@ -388,7 +388,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      */
     public CoreParams withForwardToWaitingLoads(boolean on) {
         return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, on, sameBankLoads,
-                storeCommit);
+                storeCommit, rmwForwardLatency);
     }
 
     /**
@@ -400,13 +400,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      */
     public CoreParams withSameBankLoads(int loads) {
         return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                loads, storeCommit);
+                loads, storeCommit, rmwForwardLatency);
     }
 
     /** These parameters with another rule for committing stores to the cache ({@link StoreCommit}; null: none). */
     public CoreParams withStoreCommit(StoreCommit commit) {
         return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                sameBankLoads, commit);
+                sameBankLoads, commit, rmwForwardLatency);
     }
 
     /**
@@ -416,13 +416,8 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * [m], imm} run at 6.4-6.5 cycles (some 300 blocks of one or two instructions), of {@code add [m], reg} at 7.3.
      */
     public CoreParams withRmwForwardLatency(int cycles) {
-        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
-                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
-                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
-                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
-                portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
-                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, cycles);
+        return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
+                sameBankLoads, storeCommit, cycles);
     }
 
     /** The forwarding latency into a read-modify-write's load: {@code rmwForwardLatency}, else the plain one. */
@@ -432,14 +427,15 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     // The rules Golden Cove added, in one place so each with-method above names only what it changes.
     private CoreParams withGoldenCove(ImmediateElimination elimination, boolean sliding, int immediates,
-                                      DenseCode dense, boolean forward, int sameLoads, StoreCommit commit) {
+                                      DenseCode dense, boolean forward, int sameLoads, StoreCommit commit,
+                                      int rmwForward) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, elimination, sliding, immediates, forward, sameLoads, dense, commit,
-                rmwForwardLatency);
+                rmwForward);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
