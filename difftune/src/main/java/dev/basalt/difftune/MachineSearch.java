@@ -81,6 +81,8 @@ public final class MachineSearch {
                 (t, v) -> v.equals("one more") ? withAluPort(t) : t));
         d.add(new Dimension("load ports", List.of("as the table", "one more"),
                 (t, v) -> v.equals("one more") ? withLoadPort(t) : t));
+        d.add(new Dimension("store-data ports", List.of("as the table", "one more"),
+                (t, v) -> v.equals("one more") ? withStoreDataPort(t) : t));
         d.add(new Dimension("dense code", List.of("as the table", "16 bytes a cycle"),
                 (t, v) -> v.equals("as the table") ? t
                         : t.withCore(core(t.core(), b -> b.denseCode = new DenseCode(16, 16)))));
@@ -192,6 +194,16 @@ public final class MachineSearch {
         return withPort(t, port, g -> g, c);
     }
 
+    /** {@code t} with one more store-data port (a second store a cycle: Ice Lake and later). */
+    static SimulatorParams withStoreDataPort(SimulatorParams t) {
+        if (t.core().storeDataPorts().isEmpty()) {
+            throw new IllegalArgumentException("the table names no store-data ports");
+        }
+        String port = newPort(t.ports());
+        CoreParams c = core(t.core(), b -> b.storeDataPorts = t.core().storeDataPorts() + port);
+        return withPort(t, port, g -> g, c);
+    }
+
     private static String newPort(List<String> ports) {
         for (char ch : "abcdefghijklmnopqrstuvwxyz".toCharArray()) {
             if (!ports.contains(String.valueOf(ch))) {
@@ -239,6 +251,7 @@ public final class MachineSearch {
         int decodeImmediates;
         boolean forwardToWaitingLoads;
         DenseCode denseCode;
+        String storeDataPorts;
     }
 
     private static CoreParams core(CoreParams c, Consumer<Core> change) {
@@ -257,11 +270,12 @@ public final class MachineSearch {
         b.decodeImmediates = c.decodeImmediates();
         b.forwardToWaitingLoads = c.forwardToWaitingLoads();
         b.denseCode = c.denseCode();
+        b.storeDataPorts = c.storeDataPorts();
         change.accept(b);
         return new CoreParams(b.predecodeBytes, b.predecodeWidth, c.lcpPenalty(), c.instructionQueue(), b.decoders,
                 b.decodeUops, c.msSwitchCycles(), c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), b.issueWidth,
                 b.retireWidth, c.moveEliminationSlots(), c.moveEliminationCycles(), b.storeForwardLatency,
-                c.unlamination(), b.loadPorts, c.storeAddressPorts(), c.storeDataPorts(), b.slowLeaPorts,
+                c.unlamination(), b.loadPorts, c.storeAddressPorts(), b.storeDataPorts, b.slowLeaPorts,
                 b.slowLeaLatency, c.storeForwardFailPenalty(), c.lockCycles(), c.cacheBanks(),
                 c.falseOutputDependencies(), c.loop(), c.dividers(), c.fences(), c.memoryRenaming(),
                 c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(), c.immediateElimination(), b.slidingFetch,
