@@ -9,6 +9,7 @@ import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.ImmediateElimination;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.StoreCommit;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -38,6 +39,18 @@ class MachineSearchTest {
         assertEquals(SKL.forms().get("IMUL r64, r64").ports(), t.forms().get("IMUL r64, r64").ports());
         SimulatorParams loads = MachineSearch.withLoadPort(SKL);
         assertEquals(SKL.core().loadPorts().length() + 1, loads.core().loadPorts().length());
+    }
+
+    /** A second store-data port takes two stores of one line a cycle where Skylake's one port takes one. */
+    @Test
+    void aSecondStoreDataPortDoublesTheStores() {
+        SimulatorParams two = MachineSearch.withStoreDataPort(SKL).withCore(
+                MachineSearch.withStoreDataPort(SKL).core().withStoreCommit(new StoreCommit(2)));
+        assertEquals(SKL.core().storeDataPorts().length() + 1, two.core().storeDataPorts().length());
+        BasicBlock stores = BasicBlock.fromHex("4889034889430848894b1048895318"); // [rbx], [rbx+8], +16, +24
+        Simulator.Options options = Simulator.Options.defaults();
+        assertEquals(4.0, new Simulator(SKL).run(stores, options).cyclesPerIteration(), 0.05);
+        assertEquals(2.0, new Simulator(two).run(stores, options).cyclesPerIteration(), 0.05);
     }
 
     @Test
