@@ -21,11 +21,11 @@ import java.util.function.Consumer;
 
 /**
  * The machine of a table fitted to measurements, before its rows are: a discrete search over what {@link
- * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs and load ports, the fetch and dense code,
- * loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding (to a plain
- * load and to a read-modify-write), the reorder buffer — scored by the real simulator on measured training blocks and kept only where the validation blocks
- * agree. DiffTune learned a CPU's global parameters beside its rows; these
- * are discrete, and a few hundred simulations of a few thousand blocks find them in seconds.
+ * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs, load and store-data ports, the fetch and
+ * dense code, loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding
+ * (to a plain load and to a read-modify-write), the reorder buffer — scored by the real simulator on measured
+ * training blocks and kept only where the validation blocks agree. DiffTune learned a CPU's global parameters
+ * beside its rows; these are discrete, and a few hundred simulations of a few thousand blocks find them in seconds.
  *
  * <p>Coordinate descent: each dimension in turn takes the value that lowers the training MAPE most with the others
  * fixed, if the validation MAPE does not rise; two rounds. A new ALU or load port joins the table's integer-ALU
