@@ -47,7 +47,8 @@ class ClockCheckCommandTest {
         assertEquals(1, lines.size(), "one message: " + r.err());
         String m = lines.get(0);
         assertTrue(m.startsWith("basalt measure: clock check failed on "), m);
-        assertTrue(m.contains("'imul rax, rax' measured 1.0") && m.contains("expected 3"), m);
+        // about one copy a cycle, as the host's noise prints it: 0.99x or 1.0x
+        assertTrue(m.matches(".*'imul rax, rax' measured (0\\.99|1\\.0)\\d* cycles, expected 3.*"), m);
         assertTrue(m.contains("3.00x too small") && m.contains("Nothing was measured or written"), m);
         assertEquals(List.of(), files(dir), "files written");
     }
