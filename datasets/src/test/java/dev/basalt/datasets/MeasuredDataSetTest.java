@@ -42,19 +42,7 @@ class MeasuredDataSetTest {
         assertEquals(2, meta.path("host").path("model").asInt(), "the folder names model 2");
         assertTrue(meta.path("complete").asBoolean());
 
-        Map<String, Double> measured = new HashMap<>();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(open("unlabelled.csv"),
-                StandardCharsets.US_ASCII))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                String[] f = line.split(",");
-                assertEquals(2, f.length, line);
-                assertTrue(f[0].matches("([0-9a-f]{2})+"), line);
-                double cycles = Double.parseDouble(f[1]);
-                assertTrue(cycles > 0 && cycles < 1e7, line);
-                assertTrue(measured.put(f[0], cycles) == null, "measured once: " + f[0]);
-            }
-        }
+        Map<String, Double> measured = readMeasurements(open("unlabelled.csv"));
         assertEquals(meta.path("blocks").path("ok").asInt(), measured.size());
 
         Map<String, Integer> statuses = new HashMap<>();
@@ -102,19 +90,8 @@ class MeasuredDataSetTest {
             assertEquals(167, meta.path("host").path("model").asInt(), "the folder names model 167");
             assertTrue(meta.path("calibration").path("chain").asText().startsWith("add rax, rcx"), name
                     + ": measured with the register-register clock");
-            Map<String, Double> measured = new HashMap<>();
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                    MeasuredDataSetTest.class.getResourceAsStream(dir + name + ".csv"), StandardCharsets.US_ASCII))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    String[] f = line.split(",");
-                    assertEquals(2, f.length, line);
-                    assertTrue(f[0].matches("([0-9a-f]{2})+"), line);
-                    double cycles = Double.parseDouble(f[1]);
-                    assertTrue(cycles > 0 && cycles < 1e7, line);
-                    assertTrue(measured.put(f[0], cycles) == null, "measured once: " + f[0]);
-                }
-            }
+            Map<String, Double> measured = readMeasurements(
+                    MeasuredDataSetTest.class.getResourceAsStream(dir + name + ".csv"));
             // Every measured value is an ok row of the statistics (debian-blocks' rows keep the hex as found, its
             // CSV the hex measured without a final branch: those are checked through the sources map).
             Map<String, String> measuredHex = new HashMap<>();
@@ -187,5 +164,22 @@ class MeasuredDataSetTest {
         assertEquals(1.2530, d.blocks().get(0).throughput(zen5).getAsDouble(), 1e-9);
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> Dataset.measured(dev.basalt.core.Microarchitecture.SKYLAKE));
+    }
+
+    /** A BHive CSV of measurements (hex, cycles per 100 iterations), each row checked, each block once. */
+    private static Map<String, Double> readMeasurements(java.io.InputStream in) throws java.io.IOException {
+        Map<String, Double> measured = new HashMap<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                String[] f = line.split(",");
+                assertEquals(2, f.length, line);
+                assertTrue(f[0].matches("([0-9a-f]{2})+"), line);
+                double cycles = Double.parseDouble(f[1]);
+                assertTrue(cycles > 0 && cycles < 1e7, line);
+                assertTrue(measured.put(f[0], cycles) == null, "measured once: " + f[0]);
+            }
+        }
+        return measured;
     }
 }

@@ -186,22 +186,22 @@ public final class MachineSearch {
 
     /** The table with one more load port. */
     static SimulatorParams withLoadPort(SimulatorParams t) {
-        if (t.core().loadPorts().isEmpty()) {
-            throw new IllegalArgumentException("the table names no load ports");
-        }
-        String port = newPort(t.ports());
-        CoreParams c = core(t.core(), b -> b.loadPorts = t.core().loadPorts() + port);
-        return withPort(t, port, g -> g, c);
+        return withMemoryPort(t, "load", t.core().loadPorts(), (b, ports) -> b.loadPorts = ports);
     }
 
     /** {@code t} with one more store-data port (a second store a cycle: Ice Lake and later). */
     static SimulatorParams withStoreDataPort(SimulatorParams t) {
-        if (t.core().storeDataPorts().isEmpty()) {
-            throw new IllegalArgumentException("the table names no store-data ports");
+        return withMemoryPort(t, "store-data", t.core().storeDataPorts(), (b, ports) -> b.storeDataPorts = ports);
+    }
+
+    // A new port joins the core's memory ports of one kind; the rows keep theirs (the core places memory micro-ops).
+    private static SimulatorParams withMemoryPort(SimulatorParams t, String kind, String ports,
+                                                  java.util.function.BiConsumer<Core, String> set) {
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("the table names no " + kind + " ports");
         }
         String port = newPort(t.ports());
-        CoreParams c = core(t.core(), b -> b.storeDataPorts = t.core().storeDataPorts() + port);
-        return withPort(t, port, g -> g, c);
+        return withPort(t, port, g -> g, core(t.core(), b -> set.accept(b, ports + port)));
     }
 
     private static String newPort(List<String> ports) {
