@@ -28,6 +28,8 @@ class BlockFacts {
     final int fetchBytes;
     // The cycles per iteration the cache needs to take the block's stores (StoreCommit; 0: no such limit).
     final double storeCommit;
+    // The cycles per iteration x87 microcode assists add in BHive's harness (X87Assists; 0: none).
+    final double x87Assists;
     // Per instruction of the block.
     final InstructionFacts[] facts;
     final int[] offset;
@@ -262,6 +264,7 @@ class BlockFacts {
         this.maxDemand = Math.max(1, widest);
         this.memory = new BhiveMemory.Program(block, steps, simulator.harness());
         this.storeCommit = StoreCommit.floor(this);
+        this.x87Assists = X87Assists.cycles(this);
         Sources src = Sources.of(block, options, stackOp, memory, simulator.falseOutput());
         this.start = src.start();
         this.producers = src.producers();

@@ -338,8 +338,9 @@ public final class Bounds {
         }
         // The renamer also waits for eliminations, loads of one bank, and store-buffer entries the cache frees at
         // its pace (StoreCommit).
+        // The renamer waits, too, while microcode handles an x87 assist, which flushes the pipeline (X87Assists).
         double issue = Math.max(Math.max(uops / p.core.issueWidth(), eliminations(p)),
-                Math.max(sameBankLoads(p), p.storeCommit));
+                Math.max(sameBankLoads(p), p.storeCommit)) + p.x87Assists;
         int[] set = new int[1];
         double ports = ports(p, set);
         List<Integer> critical = new ArrayList<>();

@@ -88,6 +88,9 @@ import java.util.Map;
  *                              no such rule)
  * @param rmwForwardLatency     cycles from a store's completion until a read-modify-write's load has its data
  *                              ({@link #withRmwForwardLatency}; 0: {@code storeForwardLatency}, as for any load)
+ * @param x87AssistCycles       cycles an x87 microcode assist (stack fault, unnormal or NaN operand) adds to an
+ *                              iteration in BHive's harness ({@link X87Assists}; 0: none; null, absent from a table:
+ *                              the CPU's {@link #defaults}, when the table is read)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -142,7 +145,11 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Left out when 0 (storeForwardLatency applies), so older tables stay as they were.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
-                         int rmwForwardLatency) {
+                         int rmwForwardLatency,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         Integer x87AssistCycles) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -201,7 +208,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
                 moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
                 slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0, null, null, 0);
+                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0, null, null, 0, null);
     }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
@@ -420,6 +427,11 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 sameBankLoads, storeCommit, cycles);
     }
 
+    /** These parameters with another cost of an x87 microcode assist ({@link X87Assists}; 0: none). */
+    public CoreParams withX87AssistCycles(Integer cycles) {
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, cycles);
+    }
+
     /** The forwarding latency into a read-modify-write's load: {@code rmwForwardLatency}, else the plain one. */
     public int rmwForwardCycles() {
         return rmwForwardLatency > 0 ? rmwForwardLatency : storeForwardLatency;
@@ -435,7 +447,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, elimination, sliding, immediates, forward, sameLoads, dense, commit,
-                rmwForward);
+                rmwForward, x87AssistCycles);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
@@ -444,13 +456,18 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
                             PortBinding portBinding, PopRspDecoding popRspDecoding) {
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles);
+    }
+
+    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
+                            PortBinding portBinding, PopRspDecoding popRspDecoding, Integer x87AssistCycles) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
-                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency);
+                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles);
     }
 
     /**
@@ -463,6 +480,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         // 16 cycles: set from BHive's stride series on the train split (six pops or pushes, the stack moving
         // 72 to 13,000 bytes an iteration; Translation), the same on the three Intel cores. AMD: not measured.
         c = c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
+        c = c.withX87AssistCycles(x87AssistCycles(mcpu));
         // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
         // unmeasured relatives with them); the others keep the rule their ports imply.
         c = switch (mcpu) {
@@ -486,6 +504,22 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                     .withForwardToWaitingLoads(true).withSameBankLoads(2).withStoreCommit(new StoreCommit(2))
                     .withRmwForwardLatency(5);
             default -> c;
+        };
+    }
+
+    /**
+     * An x87 microcode assist's cost ({@link X87Assists}): the median, over the blocks with assists, of the measured
+     * cycles beyond the simulator's without them, per assist: the Xeon 6's training split (386 blocks; quartiles 389
+     * and 413) and BHive's rows of each Intel core (Haswell 6 blocks, 314-430; Ivy Bridge 3, 329-449; Skylake 1;
+     * their relatives take theirs). AMD: none (Zen 5's x87 blocks run in tens of cycles).
+     */
+    private static int x87AssistCycles(String mcpu) {
+        return switch (mcpu) {
+            case "graniterapids", "sapphirerapids", "alderlake" -> 398;
+            case "skylake", "skylake-avx512", "cascadelake" -> 383;
+            case "haswell", "broadwell" -> 346;
+            case "ivybridge", "sandybridge" -> 355;
+            default -> 0;
         };
     }
 

@@ -430,6 +430,14 @@ public final class LlvmMcaImporter {
                     // And mul r64 4 cycles, where the Xeon 6 measures 3 (a mul rcx chain through rax at 3.00).
                     latency = 3;
                 }
+                if (store > 1 && b.instruction(i).mnemonic().equals("fxch")) {
+                    // And fxch 15 micro-ops and 17 cycles, a microcoded row, where the Xeon 6 runs fxch st1 at 1.00
+                    // cycle an iteration, two fxch at 2.00 and three at 3.00 (each on the chain through st0): one
+                    // ALU micro-op of one cycle.
+                    uops = 1;
+                    latency = 1;
+                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), 1));
+                }
                 if (store > 1 && b.instruction(i).mnemonic().equals("lea") && groups.size() == 1) {
                     // The same model puts every lea on port 1 alone; Golden Cove runs lea on its integer ALUs (one
                     // of 1 micro-op: the measured blocks with a lea were predicted 16% slow on port 1 alone).

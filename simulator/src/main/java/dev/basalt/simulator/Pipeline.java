@@ -434,7 +434,9 @@ final class Pipeline extends BlockFacts {
         }
         // The store buffer drains at the cache's pace after retirement (StoreCommit): slower than the rest of the
         // machine, it fills and holds allocation to that pace, a steady state the run needs no cycles to reach.
-        return new Simulator.Result(Math.max(cyclesPerIteration(totalCycles), storeCommit), totalCycles, portCycles,
+        // x87 microcode assists flush the pipeline: their cycles come on top of the rest (X87Assists).
+        return new Simulator.Result(Math.max(cyclesPerIteration(totalCycles), storeCommit) + x87Assists, totalCycles,
+                portCycles,
                 wait, fallbacks, new TimelineRows(timeline, timelineRows));
     }
 

@@ -75,6 +75,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.pageWalkCycles() == null) { // and the page walks
             core = core.withPageWalkCycles(CoreParams.defaults(mcpu).pageWalkCycles());
         }
+        if (core.x87AssistCycles() == null) { // and the x87 unit's assists
+            core = core.withX87AssistCycles(CoreParams.defaults(mcpu).x87AssistCycles());
+        }
         if (core.portBinding() == null) { // and the port binding, where the CPU has its own
             core = core.withPortBinding(CoreParams.defaults(mcpu).portBinding());
         }
