@@ -280,6 +280,6 @@ public final class MachineSearch {
                 c.falseOutputDependencies(), c.loop(), c.dividers(), c.fences(), c.memoryRenaming(),
                 c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(), c.immediateElimination(), b.slidingFetch,
                 b.decodeImmediates, b.forwardToWaitingLoads, c.sameBankLoads(), b.denseCode, c.storeCommit(),
-                c.rmwForwardLatency(), c.x87AssistCycles());
+                c.rmwForwardLatency(), c.x87AssistCycles(), c.ripComplexDecode());
     }
 }

@@ -299,7 +299,7 @@ public final class SimulatorRefiner {
                             c.fences(), c.memoryRenaming(), c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(),
                             c.immediateElimination(), c.slidingFetch(), c.decodeImmediates(),
                             c.forwardToWaitingLoads(), c.sameBankLoads(), c.denseCode(), c.storeCommit(),
-                            c.rmwForwardLatency(), c.x87AssistCycles());
+                            c.rmwForwardLatency(), c.x87AssistCycles(), c.ripComplexDecode());
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {

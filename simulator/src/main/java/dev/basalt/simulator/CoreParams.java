@@ -91,6 +91,9 @@ import java.util.Map;
  * @param x87AssistCycles       cycles an x87 microcode assist (stack fault, unnormal or NaN operand) adds to an
  *                              iteration in BHive's harness ({@link X87Assists}; 0: none; null, absent from a table:
  *                              the CPU's {@link #defaults}, when the table is read)
+ * @param ripComplexDecode      whether an instruction with a RIP-relative memory operand that stores, is a {@code lea} or
+ *                              carries an immediate is decoded by the complex decoder alone (Golden Cove: one a cycle;
+ *                              null, absent from a table: the CPU's {@link #defaults}, when the table is read)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -149,7 +152,11 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         Integer x87AssistCycles) {
+                         Integer x87AssistCycles,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         Boolean ripComplexDecode) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -208,7 +215,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
                 moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
                 slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0, null, null, 0, null);
+                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0, null, null, 0, null, null);
     }
 
     /** Parameters without memory renaming (every Intel core Basalt models). */
@@ -429,7 +436,20 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     /** These parameters with another cost of an x87 microcode assist ({@link X87Assists}; 0: none). */
     public CoreParams withX87AssistCycles(Integer cycles) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, cycles);
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, cycles, ripComplexDecode);
+    }
+
+    /**
+     * These parameters with another rule for decoding RIP-relative stores, {@code lea}s and forms with an immediate
+     * (true: the complex decoder alone; null: the CPU's default when a table is read).
+     */
+    public CoreParams withRipComplexDecode(Boolean on) {
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles, on);
+    }
+
+    /** Whether {@link #ripComplexDecode} is on (null: off). */
+    public boolean ripRelativeComplex() {
+        return Boolean.TRUE.equals(ripComplexDecode);
     }
 
     /** The forwarding latency into a read-modify-write's load: {@code rmwForwardLatency}, else the plain one. */
@@ -447,7 +467,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, elimination, sliding, immediates, forward, sameLoads, dense, commit,
-                rmwForward, x87AssistCycles);
+                rmwForward, x87AssistCycles, ripComplexDecode);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
@@ -456,18 +476,21 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
                             PortBinding portBinding, PopRspDecoding popRspDecoding) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles);
+        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles,
+                ripComplexDecode);
     }
 
     private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
-                            PortBinding portBinding, PopRspDecoding popRspDecoding, Integer x87AssistCycles) {
+                            PortBinding portBinding, PopRspDecoding popRspDecoding, Integer x87AssistCycles,
+                            Boolean ripComplexDecode) {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
                 msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
                 moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
                 storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
-                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles);
+                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles,
+                ripComplexDecode);
     }
 
     /**
@@ -481,6 +504,13 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         // 72 to 13,000 bytes an iteration; Translation), the same on the three Intel cores. AMD: not measured.
         c = c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
         c = c.withX87AssistCycles(x87AssistCycles(mcpu));
+        c = c.withRipComplexDecode(switch (mcpu) {
+            // Measured on the Xeon 6 (the data set's training split): lea r64, [rip+X], stores to [rip+X] and
+            // cmp/test/mov/add [rip+X], imm run at 1.00 cycle each, alone or after other instructions, two of them
+            // at 2.00 — where loads from [rip+X] run three a cycle.
+            case "graniterapids", "sapphirerapids", "alderlake" -> true;
+            default -> false;
+        });
         // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
         // unmeasured relatives with them); the others keep the rule their ports imply.
         c = switch (mcpu) {

@@ -33,12 +33,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param destructive        a register-and-memory destructive form ({@link InstructionShape#destructive})
  * @param popRsp             {@code pop rsp} or {@code pop r12} ({@link InstructionShape#popRsp})
  * @param immediateField     whether its encoding holds an immediate or a displacement ({@link ImmediateFields})
+ * @param ripComplex         a RIP-relative memory operand in a store, a {@code lea} or a form with an immediate
+ *                           ({@link CoreParams#ripComplexDecode})
  */
 record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea, int loads, boolean stores,
                      boolean locked, boolean stackOp, boolean usesStackPointer, boolean writesStackPointer, int fence,
                      int opcodeOffset, boolean lengthChanging, int moveRegisterFile, boolean noPort,
                      boolean readsMemory, boolean writesMemory, boolean indexedMemory, boolean destructive,
-                     boolean popRsp, boolean immediateField) {
+                     boolean popRsp, boolean immediateField, boolean ripComplex) {
 
     /** An execution fence: {@code lfence}, or {@code cpuid}, which serializes. */
     static final int LOAD_FENCE = 1;
@@ -60,7 +62,7 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
                 InstructionShape.opcodeOffset(bytes), InstructionShape.lengthChanging(insn, bytes),
                 InstructionShape.moveRegisterFile(insn), insn.idiom() == Idiom.ZERO || mnemonic.equals("nop"),
                 loads > 0, stores, InstructionShape.indexedMemory(insn), InstructionShape.destructive(insn),
-                InstructionShape.popRsp(insn), ImmediateFields.has(insn));
+                InstructionShape.popRsp(insn), ImmediateFields.has(insn), InstructionShape.ripComplex(insn, stores));
     }
 
     private static int fence(String mnemonic) {

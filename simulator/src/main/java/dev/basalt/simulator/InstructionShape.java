@@ -4,6 +4,7 @@ import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.RegisterClass;
+import dev.basalt.decoder.Visibility;
 
 import java.util.List;
 import java.util.Set;
@@ -58,7 +59,7 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
                 ? fusions : 0);
         CoreParams.PopRspDecoding pop = e.popRsp() ? core.popRspDecoding() : null;
         boolean complexOnly = pop == CoreParams.PopRspDecoding.COMPLEX
-                || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE;
+                || pop == CoreParams.PopRspDecoding.COMPLEX_ALONE || e.ripComplex() && core.ripRelativeComplex();
         return new InstructionShape(length, e.opcodeOffset(), e.lengthChanging(), decode,
                 Math.min(issue, unfused), decode > 1 || complexOnly, decode > core.microcodedAbove(), e.noPort(),
                 moveElimination ? e.moveRegisterFile() : 0, pop == CoreParams.PopRspDecoding.COMPLEX_ALONE,
@@ -123,6 +124,35 @@ record InstructionShape(int length, int opcodeOffset, boolean lengthChanging, in
         return insn.mnemonic().equals("pop") && insn.visibleOperands().size() == 1
                 && insn.visibleOperands().get(0) instanceof Operand.RegisterOperand r
                 && (r.register().enclosingName().equals("rsp") || r.register().enclosingName().equals("r12"));
+    }
+
+    /**
+     * Whether the instruction has a RIP-relative memory operand (or {@code lea} address) and stores, is a {@code lea}
+     * or carries an explicit immediate ({@link CoreParams#ripComplexDecode}).
+     */
+    static boolean ripComplex(Instruction insn, boolean stores) {
+        if (!ripRelative(insn)) {
+            return false;
+        }
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            if (insn.operands().get(oi) instanceof Operand.ImmediateOperand imm // indexed: C1 allocates an iterator
+                    && imm.visibility() == Visibility.EXPLICIT) {
+                return true;
+            }
+        }
+        return stores || insn.mnemonic().equals("lea");
+    }
+
+    /** Whether the instruction has a RIP-relative memory operand or {@code lea} address. */
+    static boolean ripRelative(Instruction insn) {
+        for (int oi = 0, on = insn.operands().size(); oi < on; oi++) {
+            Operand op = insn.operands().get(oi); // indexed: C1 allocates an iterator per loop
+            if (op instanceof Operand.MemoryOperand m && m.base().enclosingName().equals("rip")
+                    || op instanceof Operand.AddressOperand a && a.base().enclosingName().equals("rip")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the instruction is a {@code lea} of three components: base, index and a displacement. */

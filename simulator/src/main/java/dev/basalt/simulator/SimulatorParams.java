@@ -78,6 +78,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.x87AssistCycles() == null) { // and the x87 unit's assists
             core = core.withX87AssistCycles(CoreParams.defaults(mcpu).x87AssistCycles());
         }
+        if (core.ripComplexDecode() == null) { // and how RIP-relative forms decode
+            core = core.withRipComplexDecode(CoreParams.defaults(mcpu).ripComplexDecode());
+        }
         if (core.portBinding() == null) { // and the port binding, where the CPU has its own
             core = core.withPortBinding(CoreParams.defaults(mcpu).portBinding());
         }

@@ -214,4 +214,24 @@ class GoldenCoveTest {
         measured(1.00, "movsx rax, ax");
         measured(6.00, "add rax, rax; add rax, rax; add rax, rax; add rax, rax; add rax, rax; add rax, rax");
     }
+
+    /**
+     * RIP-relative forms that store, are a {@code lea} or carry an immediate decode one a cycle (the complex decoder
+     * alone), where loads from [rip+X] run three a cycle; and in BHive's unrolled harness each copy's [rip+X] is
+     * another address, so a read-modify-write of it is no chain. Blocks of the data set's training split.
+     */
+    @Test
+    void ripRelativeFormsDecodeOneACycle() {
+        measured(1.000, "4c8d3db3220600"); // lea r15, [rip+0x622b3]
+        measured(0.999, "833dd231130001"); // cmp dword ptr [rip+0x1331d2], 0x1
+        measured(1.006, "48890537680e00"); // mov qword ptr [rip+0xe6837], rax
+        measured(1.000, "488d15365b0300bec6020000"); // lea rdx, [rip+0x35b36]; mov esi, 0x2c6
+        measured(1.999, "4c8d35aab7af004c8d2dbb8780000f1f00"); // lea r14, [rip+...]; lea r13, [rip+...]; nop
+        measured(1.001, "8305cece030001"); // add dword ptr [rip+0x3cece], 1: not a store-forwarding chain
+        assertTrue(SimulatorParams.bundled(GNR).core().ripRelativeComplex());
+        assertTrue(!CoreParams.defaults("skylake").ripRelativeComplex(), "not measured on the older cores");
+        // In a loop (real code) the address is the same each iteration: the chain is back.
+        Simulator.Options loop = Simulator.Options.defaults().withMemory(Simulator.MemoryModel.DISTINCT);
+        assertTrue(SIM.run(block("8305cece030001"), loop).cyclesPerIteration() > 4);
+    }
 }
