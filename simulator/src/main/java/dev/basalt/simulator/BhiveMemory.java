@@ -143,29 +143,33 @@ final class BhiveMemory {
     }
 
     /**
-     * The cache line (page offset ÷ 64: in BHive's harness every page is one) of each store the block makes, in
-     * program order, a stack slot's included; -1 where the address is not known ({@link StoreCommit}).
+     * The page offset (in BHive's harness every page is one) of each store the block makes, in program order, a
+     * stack slot's included, at {@code [0]}, -1 where the address is not known; and at {@code [1]} how far each moves
+     * an iteration (a push's slot with the stack; 0 when it stays or is not known) ({@link StoreCommit}).
      */
-    static long[] storeLines(Program prog) {
+    static long[][] storeOffsets(Program prog) {
         long[] at = prog.addresses();
+        long[] moves = prog.strides();
         int stores = 0;
         for (int i = 0; i < prog.n; i++) {
             for (Access m : prog.steps[i].access()) {
                 stores += m.store ? 1 : 0;
             }
         }
-        long[] out = new long[stores];
+        long[] offset = new long[stores];
+        long[] stride = new long[stores];
         int s = 0;
         for (int i = 0; i < prog.n; i++) {
             Access[] access = prog.steps[i].access();
             for (int k = 0; k < access.length; k++) {
                 if (access[k].store) {
                     long a = access[k].hidden ? UNKNOWN : at[prog.firstAccess[i] + k];
-                    out[s++] = a == UNKNOWN ? -1 : (a & 4095) >> 6;
+                    offset[s] = a == UNKNOWN ? -1 : a & 4095;
+                    stride[s++] = a == UNKNOWN ? 0 : moves[prog.firstAccess[i] + k];
                 }
             }
         }
-        return out;
+        return new long[][] {offset, stride};
     }
 
     /**

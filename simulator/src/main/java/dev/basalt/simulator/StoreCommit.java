@@ -33,18 +33,31 @@ public record StoreCommit(int sameLine) {
 
     /**
      * Cycles per iteration the cache needs for the stores whose lines are {@code lines} (in program order; -1: an
-     * address not known, which commits with its neighbours as if of their line): each cycle takes the oldest store
-     * and up to {@code sameLine - 1} more that follow it in the same line.
+     * address not known, which commits with its neighbours as if of their line), the same every iteration.
      */
     double cyclesPerIteration(long[] lines) {
-        if (lines.length == 0) {
+        long[] offsets = new long[lines.length];
+        for (int s = 0; s < lines.length; s++) {
+            offsets[s] = lines[s] < 0 ? -1 : lines[s] * 64;
+        }
+        return cyclesPerIteration(offsets, new long[lines.length]);
+    }
+
+    /**
+     * Cycles per iteration the cache needs for the stores at page offsets {@code offsets} (in program order; -1: not
+     * known) that move {@code strides} bytes an iteration (a push's slot with the stack): each cycle takes the oldest
+     * store and up to {@code sameLine - 1} more that follow it in the same line.
+     */
+    double cyclesPerIteration(long[] offsets, long[] strides) {
+        if (offsets.length == 0) {
             return 0;
         }
         long cycles = 0;
         long line = 0;
         int inCycle = sameLine; // nothing committed yet: the first store opens a cycle
         for (int k = 0; k < ITERATIONS; k++) {
-            for (long l : lines) {
+            for (int s = 0; s < offsets.length; s++) {
+                long l = offsets[s] < 0 ? -1 : ((offsets[s] + k * strides[s]) & 4095) >> 6;
                 if (inCycle < sameLine && (l < 0 || line < 0 || l == line)) {
                     inCycle++;
                     line = l < 0 ? line : l;
@@ -64,6 +77,7 @@ public record StoreCommit(int sameLine) {
         if (c == null || !p.options.memoryDependencies() || !p.options.harnessMemory(p.loop)) {
             return 0;
         }
-        return c.cyclesPerIteration(BhiveMemory.storeLines(p.memory));
+        long[][] stores = BhiveMemory.storeOffsets(p.memory);
+        return c.cyclesPerIteration(stores[0], stores[1]);
     }
 }

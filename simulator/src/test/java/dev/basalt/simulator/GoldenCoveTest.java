@@ -164,6 +164,9 @@ class GoldenCoveTest {
         assertEquals(2.0, rule.cyclesPerIteration(new long[] {1, 2}), 1e-9);
         assertEquals(1.0, rule.cyclesPerIteration(new long[] {-1, 3}), 1e-9, "an unknown address pairs");
         assertEquals(0.0, rule.cyclesPerIteration(new long[0]), 1e-9);
+        // A store that moves a line an iteration (a stack slot) shares its line with a fixed one only once.
+        assertEquals(2.0, rule.cyclesPerIteration(new long[] {0, 0}, new long[] {-64, 0}), 0.02);
+        assertEquals(1.0, rule.cyclesPerIteration(new long[] {0, 8}, new long[] {-64, -64}), 1e-9);
     }
 
     @Test
