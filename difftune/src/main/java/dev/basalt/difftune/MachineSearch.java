@@ -23,9 +23,10 @@ import java.util.function.Consumer;
  * The machine of a table fitted to measurements, before its rows are: a discrete search over what {@link
  * dev.basalt.difftune.Tuner} cannot reach — widths, how many integer ALUs, load and store-data ports, the fetch and
  * dense code, loads of one bank a cycle, stores of two lines a cycle, the renamer's eliminations, store forwarding
- * (to a plain load and to a read-modify-write), the reorder buffer — scored by the real simulator on measured
- * training blocks and kept only where the validation blocks agree. DiffTune learned a CPU's global parameters
- * beside its rows; these are discrete, and a few hundred simulations of a few thousand blocks find them in seconds.
+ * (to a plain load and to a read-modify-write), how RIP-relative forms decode, the reorder buffer — scored by the
+ * real simulator on measured training blocks and kept only where the validation blocks agree. DiffTune learned a
+ * CPU's global parameters beside its rows; these are discrete, and a few hundred simulations of a few thousand
+ * blocks find them in seconds.
  *
  * <p>Coordinate descent: each dimension in turn takes the value that lowers the training MAPE most with the others
  * fixed, if the validation MAPE does not rise; two rounds. A new ALU or load port joins the table's integer-ALU
@@ -101,6 +102,8 @@ public final class MachineSearch {
                 }))));
         d.add(new Dimension("forwarding to a read-modify-write", List.of("as the table", "5 cycles"),
                 (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withRmwForwardLatency(5))));
+        d.add(new Dimension("RIP-relative stores, leas and immediates", List.of("as the table", "complex decoder"),
+                (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withRipComplexDecode(true))));
         d.add(new Dimension("reorder buffer", List.of("as the table", "352", "512"),
                 (t, v) -> v.equals("as the table") ? t : t.withRobSize(Integer.parseInt(v))));
         d.add(new Dimension("three-component lea", List.of("as the table", "like any lea"),
