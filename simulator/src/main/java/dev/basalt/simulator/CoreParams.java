@@ -509,7 +509,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
             // cmp/test/mov/add [rip+X], imm run at 1.00 cycle each, alone or after other instructions, two of them
             // at 2.00 — where loads from [rip+X] run three a cycle.
             case "graniterapids", "sapphirerapids", "alderlake" -> true;
-            default -> false;
+            default -> null; // off, and absent from the tables (whose fingerprints the learned models' priors pin)
         });
         // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
         // unmeasured relatives with them); the others keep the rule their ports imply.
@@ -538,12 +538,24 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     }
 
     /**
-     * An x87 microcode assist's cost ({@link X87Assists}): the median, over the blocks with assists, of the measured
-     * cycles beyond the simulator's without them, per assist: the Xeon 6's training split (386 blocks; quartiles 389
-     * and 413) and BHive's rows of each Intel core (Haswell 6 blocks, 314-430; Ivy Bridge 3, 329-449; Skylake 1;
-     * their relatives take theirs). AMD: none (Zen 5's x87 blocks run in tens of cycles).
+     * An x87 microcode assist's cost ({@link X87Assists}) where the CPU's tables take it: the median, over the blocks
+     * with assists, of the measured cycles beyond the simulator's without them, per assist — the Xeon 6's training
+     * split (386 blocks; quartiles 389 and 413). Null (none) for the others: AMD has no such assists (Zen 5's x87 blocks
+     * run in tens of cycles), and the older Intel cores' figures ({@link #measuredX87AssistCycles}) wait for the default
+     * GRANITE model, whose prior pins those tables, to be retrained on them.
      */
-    private static int x87AssistCycles(String mcpu) {
+    private static Integer x87AssistCycles(String mcpu) {
+        return switch (mcpu) {
+            case "graniterapids", "sapphirerapids", "alderlake" -> 398;
+            default -> null;
+        };
+    }
+
+    /**
+     * The same median on BHive's rows of the older Intel cores (Haswell 6 blocks, 314-430 an assist; Ivy Bridge 3,
+     * 329-449; Skylake 1), their relatives taking theirs; 0 where not measured.
+     */
+    static int measuredX87AssistCycles(String mcpu) {
         return switch (mcpu) {
             case "graniterapids", "sapphirerapids", "alderlake" -> 398;
             case "skylake", "skylake-avx512", "cascadelake" -> 383;
