@@ -117,7 +117,7 @@ class MeasureHostileTest {
             String message = cells.isEmpty() ? "" : cells.get(cells.size() - 1);
             String where = c.what() + " (" + c.hex() + "): ";
             if (r.exit() != Basalt.EXIT_BAD_INPUT) {
-                problems.add(where + "exit " + r.exit());
+                problems.add(where + "exit " + r.exit() + ": " + r.err().strip());
             }
             if (!row.startsWith(c.hex() + "," + c.status() + ",")) {
                 problems.add(where + "row " + row + ", expected status " + c.status());
