@@ -546,7 +546,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      */
     private static Integer x87AssistCycles(String mcpu) {
         return switch (mcpu) {
-            case "graniterapids", "sapphirerapids", "alderlake" -> 398;
+            case "graniterapids", "sapphirerapids", "alderlake" -> measuredX87AssistCycles(mcpu);
             default -> null;
         };
     }

@@ -32,18 +32,6 @@ public record StoreCommit(int sameLine) {
     }
 
     /**
-     * Cycles per iteration the cache needs for the stores whose lines are {@code lines} (in program order; -1: an
-     * address not known, which commits with its neighbours as if of their line), the same every iteration.
-     */
-    double cyclesPerIteration(long[] lines) {
-        long[] offsets = new long[lines.length];
-        for (int s = 0; s < lines.length; s++) {
-            offsets[s] = lines[s] < 0 ? -1 : lines[s] * 64;
-        }
-        return cyclesPerIteration(offsets, new long[lines.length]);
-    }
-
-    /**
      * Cycles per iteration the cache needs for the stores at page offsets {@code offsets} (in program order; -1: not
      * known) that move {@code strides} bytes an iteration (a push's slot with the stack): each cycle takes the oldest
      * store and up to {@code sameLine - 1} more that follow it in the same line.

@@ -160,10 +160,11 @@ class GoldenCoveTest {
         // [rbp-0xa8], [rbp-0x78], [rbp-0xb0], [rbp-0x80]: two lines alternating, one a cycle.
         measured(3.9987, "4c89e24c89ee4889df48c78558ffffff1400000048c745880800000048898550ffffff48894580");
         StoreCommit rule = new StoreCommit(2);
-        assertEquals(1.5, rule.cyclesPerIteration(new long[] {5, 5, 5}), 1e-9);
-        assertEquals(2.0, rule.cyclesPerIteration(new long[] {1, 2}), 1e-9);
-        assertEquals(1.0, rule.cyclesPerIteration(new long[] {-1, 3}), 1e-9, "an unknown address pairs");
-        assertEquals(0.0, rule.cyclesPerIteration(new long[0]), 1e-9);
+        long[] still = new long[3];
+        assertEquals(1.5, rule.cyclesPerIteration(new long[] {320, 328, 336}, still), 1e-9);
+        assertEquals(2.0, rule.cyclesPerIteration(new long[] {64, 128}, new long[2]), 1e-9);
+        assertEquals(1.0, rule.cyclesPerIteration(new long[] {-1, 192}, new long[2]), 1e-9, "an unknown address pairs");
+        assertEquals(0.0, rule.cyclesPerIteration(new long[0], new long[0]), 1e-9);
         // A store that moves a line an iteration (a stack slot) shares its line with a fixed one only once.
         assertEquals(2.0, rule.cyclesPerIteration(new long[] {0, 0}, new long[] {-64, 0}), 0.02);
         assertEquals(1.0, rule.cyclesPerIteration(new long[] {0, 8}, new long[] {-64, -64}), 1e-9);
