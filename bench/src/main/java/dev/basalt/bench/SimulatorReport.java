@@ -1,5 +1,6 @@
 package dev.basalt.bench;
 
+import dev.basalt.simulator.RowSource;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
@@ -49,7 +50,7 @@ public final class SimulatorReport {
             for (BasicBlock b : blocks) {
                 for (Instruction i : b.instructions()) {
                     occurrences++;
-                    if (sim.resolve(i.form()).source() != Simulator.RowSource.FORM) {
+                    if (sim.resolve(i.form()).source() != RowSource.FORM) {
                         fallback++;
                     }
                 }

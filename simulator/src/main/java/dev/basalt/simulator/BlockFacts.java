@@ -18,9 +18,9 @@ import java.util.Map;
  */
 class BlockFacts {
 
-    final Simulator simulator;
+    final CpuContext context;
     final CoreParams core;
-    final Simulator.Options options;
+    final RunModel.Options options;
     final BasicBlock block;
     final int n;
     final long blockBytes;
@@ -63,7 +63,7 @@ class BlockFacts {
     // Store fences (sfence): each waits for every older store to finish, and every younger store waits for it;
     // loads pass it.
     final boolean[] storeFence;
-    // Per fence, its kind (EncodingFacts.LOAD_FENCE, ...; 0: not a fence) and the cycles until the next of that kind
+    // Per fence, its kind (Fences.LOAD_FENCE, ...; 0: not a fence) and the cycles until the next of that kind
     // may execute (Fences; 0: no limit).
     final int[] fenceKind;
     final int[] fenceCycles;
@@ -77,14 +77,14 @@ class BlockFacts {
     final boolean[] mergeSource; // per source: a value the instruction merges into, read late (MergeOperand)
     final int[] mergeCycles; // per instruction: the cycles from its merged value to its result (MergeOperand)
     final boolean[] partialSource; // a store→load source whose store does not contain the load
-    final Map<String, Simulator.RowSource> fallbacks; // forms the table has no row of, in block order
+    final Map<String, RowSource> fallbacks; // forms the table has no row of, in block order
     final BhiveMemory.Program memory; // the block compiled for BHive's harness values
     final int maxDemand;
     // Loops (DESIGN.md §12): whether the block runs as a loop body, which instructions are the jump of a
     // macro-fused pair (their micro-op travels with the instruction before), and where the micro-ops come from.
     final boolean loop;
     final boolean[] fusedTail;
-    final Simulator.UopSource source;
+    final RunModel.UopSource source;
     // Whether the simulator's CPU runs every instruction (InstructionFacts#runs).
     final boolean runs;
     // Rename-time elimination of small immediates (ImmediateElimination; null when the CPU has none or move
@@ -96,9 +96,9 @@ class BlockFacts {
     // For the bounds: the share of iterations each instruction executes in (1 without folds; ImmediateElimination).
     final double[] executedShare;
 
-    BlockFacts(Simulator simulator, BasicBlock block, Simulator.Options options) {
-        this.simulator = simulator;
-        this.core = simulator.params().core();
+    BlockFacts(CpuContext context, BasicBlock block, RunModel.Options options) {
+        this.context = context;
+        this.core = context.params().core();
         this.options = options;
         this.block = block;
         this.n = block.size();
@@ -125,12 +125,12 @@ class BlockFacts {
         this.storing = new boolean[n];
         // Per-instruction facts come from the simulator's cache (InstructionFacts); only what depends on the
         // block — the stack engine's synchronisation micro-ops, the sources — is added here.
-        Map<Decoding, InstructionFacts> known = simulator.facts().forSwitches(options);
+        Map<Decoding, InstructionFacts> known = context.facts().forSwitches(options);
         boolean[] usesStack = new boolean[n];
         BhiveMemory.Step[] steps = new BhiveMemory.Step[n];
         boolean everyOneRuns = true;
         for (int i = 0; i < n; i++) {
-            facts[i] = simulator.facts().get(known, simulator, block.instruction(i), options);
+            facts[i] = context.facts().get(known, context, block.instruction(i), options);
             everyOneRuns &= facts[i].runs();
             steps[i] = facts[i].memory();
             stackOp[i] = facts[i].stackOp();
@@ -157,16 +157,16 @@ class BlockFacts {
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
         // BHive's harness divides small values: dividers take their fast timings (Dividers).
         boolean smallOperands = options.secondGeneration()
-                && options.harnessMemory(Simulator.runsAsLoop(block, options));
-        int alu = simulator.ports().aluGroup();
-        int slowLea = simulator.ports().slowLeaGroup();
+                && options.harnessMemory(RunModel.runsAsLoop(block, options));
+        int alu = context.ports().aluGroup();
+        int slowLea = context.ports().slowLeaGroup();
         int widest = 0;
         long bytes = 0;
-        Map<String, Simulator.RowSource> missing = Map.of();
+        Map<String, RowSource> missing = Map.of();
         for (int i = 0; i < n; i++) {
             Instruction insn = block.instruction(i);
             InstructionFacts f = facts[i];
-            if (f.resolved().source() != Simulator.RowSource.FORM) {
+            if (f.resolved().source() != RowSource.FORM) {
                 if (missing.isEmpty()) {
                     missing = new LinkedHashMap<>();
                 }
@@ -185,7 +185,7 @@ class BlockFacts {
                 System.arraycopy(ops, 0, withSync, 1, ops.length);
                 ops = withSync;
             }
-            unfused[i] = Math.max(1, Simulator.portMicroOps(ops));
+            unfused[i] = Math.max(1, PortGroups.portMicroOps(ops));
             shape[i] = stackSync[i] && alu < 0 // (every table has an ALU group; this keeps the rule whole)
                     ? InstructionShape.of(insn, f.resolved().row(), Math.max(1, unfused[i] - 1), core,
                     options.microFusion(), options.moveElimination())
@@ -199,20 +199,20 @@ class BlockFacts {
                 latency[i] = Math.max(latency[i], core.slowLeaLatency());
             }
             demand[i] = shape[i].noPort() ? new int[0] : ops;
-            int loads = simulator.ports().hasLoadPorts() ? f.loads() : 0;
-            int address = loads + (simulator.ports().hasLoadPorts() && f.stores() ? 1 : 0);
-            twoStep[i] = address > 0 && !shape[i].noPort() && Simulator.portMicroOps(ops) > address;
+            int loads = context.ports().hasLoadPorts() ? f.loads() : 0;
+            int address = loads + (context.ports().hasLoadPorts() && f.stores() ? 1 : 0);
+            twoStep[i] = address > 0 && !shape[i].noPort() && PortGroups.portMicroOps(ops) > address;
             addressUops[i] = shape[i].noPort() ? 0 : address;
             loading[i] = loads > 0;
             widest = Math.max(widest, demand[i].length);
-            fence[i] = options.secondGeneration() && (f.fence() == EncodingFacts.LOAD_FENCE
-                    || f.fence() == EncodingFacts.MFENCE);
-            storeFence[i] = options.secondGeneration() && f.fence() == EncodingFacts.STORE_FENCE;
+            fence[i] = options.secondGeneration() && (f.fence() == Fences.LOAD_FENCE
+                    || f.fence() == Fences.MFENCE);
+            storeFence[i] = options.secondGeneration() && f.fence() == Fences.STORE_FENCE;
             fenceKind[i] = options.secondGeneration() ? f.fence() : 0;
             fenceCycles[i] = core.fences().cycles(fenceKind[i]);
             storing[i] = options.secondGeneration() && f.stores();
             if (core.lockCycles() > 0) {
-                locked[i] = f.locked() || f.fence() == EncodingFacts.MFENCE;
+                locked[i] = f.locked() || f.fence() == Fences.MFENCE;
                 memoryAccess[i] = f.loads() > 0 || f.stores();
                 if (locked[i]) {
                     latency[i] = Math.max(latency[i], core.lockCycles());
@@ -224,14 +224,14 @@ class BlockFacts {
                     && f.operationLatency() >= 0 && !locked[i] && !f.slowLea();
             opLatency[i] = !loading[i] ? latency[i]
                     : split ? Math.max(1, f.operationLatency())
-                    : Math.max(1, latency[i] - simulator.params().loadLatency());
-            loadLatency[i] = split ? Math.max(1, latency[i] - opLatency[i]) : simulator.params().loadLatency();
+                    : Math.max(1, latency[i] - context.params().loadLatency());
+            loadLatency[i] = split ? Math.max(1, latency[i] - opLatency[i]) : context.params().loadLatency();
         }
         this.fallbacks = missing;
-        this.loop = Simulator.runsAsLoop(block, options);
+        this.loop = RunModel.runsAsLoop(block, options);
         this.fusedTail = new boolean[n];
         CoreParams.LoopFrontEnd lf = core.loop();
-        int taken = loop ? simulator.ports().takenBranchGroup() : -1;
+        int taken = loop ? context.ports().takenBranchGroup() : -1;
         if (options.secondGeneration() && options.microFusion() && !lf.macroFusion().isEmpty()) {
             for (int i = 0; i + 1 < n; i++) {
                 if (fusedTail[i] || !fuses(lf, block.instruction(i), block.instruction(i + 1), shape[i])) {
@@ -260,12 +260,12 @@ class BlockFacts {
         this.blockBytes = Math.max(1, loop ? (bytes + core.predecodeBytes() - 1) / core.predecodeBytes()
                 * core.predecodeBytes() : bytes);
         this.fetchBytes = DenseCode.fetchBytes(core, n, Math.max(1, bytes));
-        this.source = loop ? uopSource(lf) : Simulator.UopSource.LEGACY;
+        this.source = loop ? uopSource(lf) : RunModel.UopSource.LEGACY;
         this.maxDemand = Math.max(1, widest);
-        this.memory = new BhiveMemory.Program(block, steps, simulator.harness());
-        this.storeCommit = StoreCommit.floor(this);
-        this.x87Assists = X87Assists.cycles(this);
-        Sources src = Sources.of(block, options, stackOp, memory, simulator.falseOutput());
+        this.memory = new BhiveMemory.Program(block, steps, context.harness());
+        this.storeCommit = storeCommitFloor();
+        this.x87Assists = x87AssistCycles();
+        Sources src = Sources.of(block, options, stackOp, memory, context.falseOutput());
         this.start = src.start();
         this.producers = src.producers();
         this.memorySource = src.memory();
@@ -275,7 +275,7 @@ class BlockFacts {
         for (int i = 0; i < n; i++) {
             for (int k = start[i]; k < start[i + 1]; k++) {
                 if (mergeSource[k]) {
-                    mergeCycles[i] = MergeOperand.cycles(block.instruction(i), simulator.adderLatency());
+                    mergeCycles[i] = MergeOperand.cycles(block.instruction(i), context.adderLatency());
                     break;
                 }
             }
@@ -327,21 +327,21 @@ class BlockFacts {
      * when the CPU has one and the loop fits in it (and holds no microcoded instruction); else the legacy
      * decoders.
      */
-    private Simulator.UopSource uopSource(CoreParams.LoopFrontEnd lf) {
+    private RunModel.UopSource uopSource(CoreParams.LoopFrontEnd lf) {
         if (lf.dsbUopsPerCycle() == 0 || !fitsMicroOpCache(lf)) {
-            return Simulator.UopSource.LEGACY;
+            return RunModel.UopSource.LEGACY;
         }
         boolean microcoded = false;
         for (InstructionShape s : shape) {
             microcoded |= s.microcoded();
         }
-        return lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops() ? Simulator.UopSource.LSD
-                : Simulator.UopSource.DSB;
+        return lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops() ? RunModel.UopSource.LSD
+                : RunModel.UopSource.DSB;
     }
 
     /** How many iterations the loop stream detector issues as one (1 for any other source). */
     int lsdCopies() {
-        return source == Simulator.UopSource.LSD ? core.loop().lsdCopies(iterationUops()) : 1;
+        return source == RunModel.UopSource.LSD ? core.loop().lsdCopies(iterationUops()) : 1;
     }
 
     private boolean fitsMicroOpCache(CoreParams.LoopFrontEnd lf) {
@@ -394,7 +394,7 @@ class BlockFacts {
                 notes.add(dev.basalt.core.UnmodelledInstructions.note(i, block.instruction(i), facts[i].unmodelled()));
             }
         }
-        SimulatorEstimator.addFallbackNotes(notes, fallbacks);
+        RowSource.addFallbackNotes(notes, fallbacks);
         return notes;
     }
 
@@ -405,7 +405,7 @@ class BlockFacts {
      * renamed.
      */
     boolean renamed(int i, int store, int k) {
-        if (!simulator.params().core().memoryRenaming() || !options.storeForwarding() || !stableAddress[i]
+        if (!context.params().core().memoryRenaming() || !options.storeForwarding() || !stableAddress[i]
                 || locked[i]) {
             return false;
         }
@@ -448,5 +448,24 @@ class BlockFacts {
             }
         }
         return out;
+    }
+
+    /** The store-commit floor ({@link StoreCommit}): 0 without the rule or outside BHive's harness memory. */
+    private double storeCommitFloor() {
+        StoreCommit c = core.storeCommit();
+        if (c == null || !options.memoryDependencies() || !options.harnessMemory(loop)) {
+            return 0;
+        }
+        long[][] stores = BhiveMemory.storeOffsets(memory);
+        return c.cyclesPerIteration(stores[0], stores[1]);
+    }
+
+    /** The x87 assists' cycles per iteration ({@link X87Assists}): 0 without the rule or outside BHive's harness. */
+    private double x87AssistCycles() {
+        Integer cost = core.x87AssistCycles();
+        if (cost == null || cost == 0 || !options.harnessMemory(loop)) {
+            return 0;
+        }
+        return X87Assists.perIteration(block) * cost;
     }
 }

@@ -49,7 +49,7 @@ public final class Bounds {
     private final double predecoder;
     private final double decoders;
     private final double delivery;
-    private final Simulator.UopSource source;
+    private final RunModel.UopSource source;
     private final double issue;
     private final double ports;
     private final String portSet;
@@ -61,7 +61,7 @@ public final class Bounds {
     private volatile double[][] shares; // on first use (a fully built array, so publishing it is safe)
     private volatile double[] portLoads; // on first use, likewise
 
-    private Bounds(double predecoder, double decoders, double delivery, Simulator.UopSource source, double issue,
+    private Bounds(double predecoder, double decoders, double delivery, RunModel.UopSource source, double issue,
                    double ports, String portSet, double latency, List<Integer> critical, Kind winner,
                    BlockFacts facts, int portMask) {
         this.predecoder = predecoder;
@@ -90,7 +90,7 @@ public final class Bounds {
         return delivery;
     }
 
-    public Simulator.UopSource source() {
+    public RunModel.UopSource source() {
         return source;
     }
 
@@ -141,7 +141,7 @@ public final class Bounds {
 
     private double[] balancedLoads() {
         BlockFacts p = facts;
-        int portCount = p.simulator.params().ports().size();
+        int portCount = p.context.params().ports().size();
         double[] load = new double[portCount];
         List<int[]> masks = new ArrayList<>();  // {mask} per entry, with its amount beside
         List<Double> amounts = new ArrayList<>();
@@ -317,7 +317,7 @@ public final class Bounds {
 
     /** One line for people: {@code predecoder 3.44 · decoders 1.00 · issue 0.50 · ports 0.50 (0156) · latency 1.00}. */
     public String describe() {
-        String front = source == Simulator.UopSource.LEGACY
+        String front = source == RunModel.UopSource.LEGACY
                 ? String.format(Locale.ROOT, "predecoder %.2f · decoders %.2f", predecoder, decoders)
                 : String.format(Locale.ROOT, "%s %.2f", source.name().toLowerCase(Locale.ROOT), delivery);
         String won = winner == Kind.DELIVERY ? source.name().toLowerCase(Locale.ROOT)
@@ -328,7 +328,7 @@ public final class Bounds {
 
     /** The bounds of the block {@code p} was built for (its run is not needed). */
     static Bounds of(BlockFacts p) {
-        boolean legacy = p.source == Simulator.UopSource.LEGACY;
+        boolean legacy = p.source == RunModel.UopSource.LEGACY;
         double predecoder = p.options.frontEnd() && legacy ? predecoder(p) : 0;
         double decoders = p.options.frontEnd() && legacy ? decoders(p) : 0;
         double delivery = p.options.frontEnd() && !legacy ? delivery(p) : 0;
@@ -350,7 +350,7 @@ public final class Bounds {
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
                 : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
         return new Bounds(predecoder, decoders, delivery, p.source, issue, ports,
-                p.simulator.ports().portSetName(set[0]), latency, critical, winner, p, set[0]);
+                p.context.ports().portSetName(set[0]), latency, critical, winner, p, set[0]);
     }
 
     /**
@@ -360,7 +360,7 @@ public final class Bounds {
      * slots count the same way.
      */
     private static double delivery(BlockFacts p) {
-        boolean lsd = p.source == Simulator.UopSource.LSD;
+        boolean lsd = p.source == RunModel.UopSource.LSD;
         int width = lsd ? p.core.issueWidth() : p.core.loop().dsbUopsPerCycle();
         int uops = p.iterationUops();
         double cycles = Math.ceil(uops / (double) width);
@@ -641,7 +641,7 @@ public final class Bounds {
 
     /** The ports of demand entry e: a port group's, or a divider's (a negative entry, its busy cycles after it). */
     private static int demandMask(BlockFacts p, int[] d, int e) {
-        return d[e] < 0 ? 1 << (-d[e] - 1) : p.simulator.ports().groupMask(d[e]);
+        return d[e] < 0 ? 1 << (-d[e] - 1) : p.context.ports().groupMask(d[e]);
     }
 
     /** What demand entry e puts on its ports: one micro-op, or a divider's busy cycles. */
@@ -855,7 +855,7 @@ public final class Bounds {
         int opLatency = p.loading[v] ? (eliminated ? 0 : p.opLatency[v]) : lat; // a two-step instruction's second step
         int loadStep = p.loading[v] ? loadLatency : 1;
         if (p.memorySource[k] && p.renamed(v, p.producers[2 * k], k)) { // renamed: the data a cycle before the store
-            return -1 + (p.twoStep[v] ? opLatency : Math.max(0, lat - p.simulator.params().loadLatency()));
+            return -1 + (p.twoStep[v] ? opLatency : Math.max(0, lat - p.context.params().loadLatency()));
         }
         if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
             double arrive = p.options.storeForwarding()

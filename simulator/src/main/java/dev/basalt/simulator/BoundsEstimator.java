@@ -102,7 +102,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
             checkSupported(block, uarch); // an instruction the CPU lacks is named before the loop mode's refusal
         }
         Simulator.checkLoopMode(block, options);
-        BlockFacts facts = new BlockFacts(simulators.get(uarch), block, options);
+        BlockFacts facts = new BlockFacts(simulators.get(uarch).context(), block, options);
         if (!facts.runs) {
             checkSupported(block, uarch); // the facts found an instruction the CPU lacks: the refusal names it
         }
@@ -116,7 +116,7 @@ public final class BoundsEstimator implements LoopAware, dev.basalt.core.Instruc
     }
 
     private Prediction run(BasicBlock block, Microarchitecture uarch) {
-        return prediction(new BlockFacts(simulators.get(uarch), block, options));
+        return prediction(new BlockFacts(simulators.get(uarch).context(), block, options));
     }
 
     private static Prediction prediction(BlockFacts facts) {

@@ -10,7 +10,7 @@ import java.util.TreeMap;
  * In BHive's harness every register starts at {@code 0x2324000} (26 significant bits) and a block that divided
  * its way to a quotient too large for the destination faulted and was never measured, so the quotients it
  * divides are small: the fast end of the measured range applies. Under harness memory ({@link
- * Simulator.MemoryModel}) a form named here takes this latency and holds the divider this many cycles; elsewhere
+ * RunModel.MemoryModel}) a form named here takes this latency and holds the divider this many cycles; elsewhere
  * (a user's loop, whose values are not known) the row's stand.
  *
  * <p>The numbers are the lower ends of the latency and reciprocal-throughput ranges of Agner Fog's instruction

@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param stackOp            push, pop, call or ret: rsp updated by the stack engine
  * @param usesStackPointer   whether it names rsp otherwise (operand or address)
  * @param writesStackPointer whether it writes rsp as an operand
- * @param fence              which fence it is ({@link #LOAD_FENCE}, {@link #MFENCE}, {@link #STORE_FENCE}), or 0
+ * @param fence              which fence it is ({@link Fences#LOAD_FENCE}, {@link Fences#MFENCE}, {@link Fences#STORE_FENCE}), or 0
  * @param opcodeOffset       bytes before the opcode ({@link InstructionShape#opcodeOffset})
  * @param lengthChanging     a length-changing prefix ({@link InstructionShape#lengthChanging})
  * @param moveRegisterFile   an eliminable register move's file ({@link InstructionShape#moveRegisterFile})
@@ -42,13 +42,6 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
                      boolean readsMemory, boolean writesMemory, boolean indexedMemory, boolean destructive,
                      boolean popRsp, boolean immediateField, boolean ripComplex) {
 
-    /** An execution fence: {@code lfence}, or {@code cpuid}, which serializes. */
-    static final int LOAD_FENCE = 1;
-    /** {@code mfence}: an execution fence with a locked instruction's cost. */
-    static final int MFENCE = 2;
-    /** {@code sfence}. */
-    static final int STORE_FENCE = 3;
-
     /** The facts of {@code insn}, by {@link InstructionShape}'s rules (each one method). */
     static EncodingFacts of(Instruction insn) {
         String mnemonic = insn.mnemonic();
@@ -67,9 +60,9 @@ record EncodingFacts(BhiveMemory.Step memory, String unmodelled, boolean slowLea
 
     private static int fence(String mnemonic) {
         return switch (mnemonic) {
-            case "lfence", "cpuid" -> LOAD_FENCE;
-            case "mfence" -> MFENCE;
-            case "sfence" -> STORE_FENCE;
+            case "lfence", "cpuid" -> Fences.LOAD_FENCE;
+            case "mfence" -> Fences.MFENCE;
+            case "sfence" -> Fences.STORE_FENCE;
             default -> 0;
         };
     }

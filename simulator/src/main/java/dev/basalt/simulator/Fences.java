@@ -18,6 +18,13 @@ package dev.basalt.simulator;
  */
 public record Fences(int loadFence, int memoryFence, int storeFence) {
 
+    /** An execution fence: {@code lfence}, or {@code cpuid}, which serializes. */
+    public static final int LOAD_FENCE = 1;
+    /** {@code mfence}: an execution fence with a locked instruction's cost. */
+    public static final int MFENCE = 2;
+    /** {@code sfence}. */
+    public static final int STORE_FENCE = 3;
+
     /** No limit beyond the rows': tables of CPUs whose fences were never measured. */
     public static final Fences NONE = new Fences(0, 0, 0);
 
@@ -33,12 +40,12 @@ public record Fences(int loadFence, int memoryFence, int storeFence) {
         return loadFence == 0 && memoryFence == 0 && storeFence == 0;
     }
 
-    /** The cycles of fence {@code kind} ({@link EncodingFacts#LOAD_FENCE}, ...; 0: not a fence). */
+    /** The cycles of fence {@code kind} ({@link #LOAD_FENCE}, ...; 0: not a fence). */
     int cycles(int kind) {
         return switch (kind) {
-            case EncodingFacts.LOAD_FENCE -> loadFence;
-            case EncodingFacts.MFENCE -> memoryFence;
-            case EncodingFacts.STORE_FENCE -> storeFence;
+            case LOAD_FENCE -> loadFence;
+            case MFENCE -> memoryFence;
+            case STORE_FENCE -> storeFence;
             default -> 0;
         };
     }

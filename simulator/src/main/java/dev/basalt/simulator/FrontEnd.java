@@ -15,7 +15,7 @@ final class FrontEnd {
     /** Predecodes from the current aligned window into the instruction queue (see {@link Pipeline}). */
     void predecode() {
         Pipeline pl = this.pl;
-        if (pl.predecodeNext >= pl.total || pl.source != Simulator.UopSource.LEGACY) {
+        if (pl.predecodeNext >= pl.total || pl.source != RunModel.UopSource.LEGACY) {
             return;
         }
         if (pl.predecodeStall > 0) {
@@ -71,7 +71,7 @@ final class FrontEnd {
         if (!pl.options.frontEnd() || pl.microcodeBusyUntil > pl.now) {
             return;
         }
-        if (pl.source != Simulator.UopSource.LEGACY) {
+        if (pl.source != RunModel.UopSource.LEGACY) {
             deliver();
             return;
         }
@@ -135,7 +135,7 @@ final class FrontEnd {
      */
     private void deliver() {
         Pipeline pl = this.pl;
-        int width = pl.source == Simulator.UopSource.DSB ? pl.core.loop().dsbUopsPerCycle() : pl.core.issueWidth();
+        int width = pl.source == RunModel.UopSource.DSB ? pl.core.loop().dsbUopsPerCycle() : pl.core.issueWidth();
         int uops = 0;
         while (pl.decodeNext < pl.total && pl.decodeNext - pl.nextRetire + 2 * pl.n < pl.predecoded.length) {
             int i = pl.decodeNext % pl.n;
@@ -150,7 +150,7 @@ final class FrontEnd {
             uops += u;
             pl.decodeNext++;
             pl.predecodeNext = pl.decodeNext;
-            if (i == pl.n - 1 && (pl.source == Simulator.UopSource.DSB || pl.decodeNext / pl.n % pl.lsdCopies == 0)) {
+            if (i == pl.n - 1 && (pl.source == RunModel.UopSource.DSB || pl.decodeNext / pl.n % pl.lsdCopies == 0)) {
                 return; // a taken jump ends the cycle's delivery (the LSD's at the end of its unrolled copies)
             }
         }

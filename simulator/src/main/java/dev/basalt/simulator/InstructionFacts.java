@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param writesStackPointer whether it writes rsp as an operand
  * @param memory             what BHive's harness values follow through it ({@link BhiveMemory.Step})
  * @param unmodelled         why no estimator prices it ({@link dev.basalt.core.UnmodelledInstructions}), or null
- * @param fence              which fence it is ({@link EncodingFacts#LOAD_FENCE}, ...), or 0
+ * @param fence              which fence it is ({@link Fences#LOAD_FENCE}, ...), or 0
  * @param runs               whether the CPU of the simulator's cache runs it ({@link dev.basalt.core.IsaSupport}; true
  *                           when the cache names no CPU)
  * @param operationLatency   for an instruction that loads, its register form's latency ({@link LoadOperation}), or -1
@@ -37,29 +37,29 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param dividerUnit        with {@code smallOperands}, the divider unit it holds as a demand entry ({@code -unit-1}),
  *                           or 0 when the table has no such unit
  */
-record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
+record InstructionFacts(Resolved resolved, int[] ops, InstructionShape shape, int latency, int readAdvance,
                         boolean slowLea, int loads, boolean stores, boolean locked, boolean stackOp,
                         boolean usesStackPointer, boolean writesStackPointer, BhiveMemory.Step memory,
                         String unmodelled, int fence, boolean runs, int operationLatency,
                         Dividers.Timing smallOperands, int dividerUnit) {
 
-    static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options) {
-        return of(simulator, insn, options, simulator.facts().encodings().get(insn));
+    static InstructionFacts of(CpuContext context, Instruction insn, RunModel.Options options) {
+        return of(context, insn, options, context.facts().encodings().get(insn));
     }
 
     /** The facts of {@code insn}, whose encoding's are {@code e}: what the simulator's table adds to them. */
-    static InstructionFacts of(Simulator simulator, Instruction insn, Simulator.Options options, EncodingFacts e) {
-        Simulator.Resolved r = simulator.resolve(insn.form());
-        int[] ops = simulator.ports().microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
-        InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, Simulator.portMicroOps(ops)),
-                simulator.params().core(), options.microFusion(), options.moveElimination());
-        Dividers.Timing small = simulator.params().core().dividers().of(insn.form(), simulator.params().loadLatency());
+    static InstructionFacts of(CpuContext context, Instruction insn, RunModel.Options options, EncodingFacts e) {
+        Resolved r = context.resolve(insn.form());
+        int[] ops = context.ports().microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
+        InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, PortGroups.portMicroOps(ops)),
+                context.params().core(), options.microFusion(), options.moveElimination());
+        Dividers.Timing small = context.params().core().dividers().of(insn.form(), context.params().loadLatency());
         return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
                 e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
-                e.unmodelled(), e.fence(), simulator.facts().cpu() == null
-                        || dev.basalt.core.IsaSupport.runs(insn, simulator.facts().cpu()),
-                e.loads() > 0 ? LoadOperation.operationLatency(simulator, insn.form()) : -1, small,
-                small == null ? 0 : simulator.ports().dividerUnit(insn.mnemonic().matches("i?div") ? "Divider"
+                e.unmodelled(), e.fence(), context.facts().cpu() == null
+                        || dev.basalt.core.IsaSupport.runs(insn, context.facts().cpu()),
+                e.loads() > 0 ? LoadOperation.operationLatency(context.rows(), insn.form()) : -1, small,
+                small == null ? 0 : context.ports().dividerUnit(insn.mnemonic().matches("i?div") ? "Divider"
                         : "FPDivider"));
     }
 
@@ -116,16 +116,16 @@ record InstructionFacts(Simulator.Resolved resolved, int[] ops, InstructionShape
         }
 
         /** The map for {@code options}' stack engine, micro-fusion and move elimination switches. */
-        Map<Decoding, InstructionFacts> forSwitches(Simulator.Options options) {
+        Map<Decoding, InstructionFacts> forSwitches(RunModel.Options options) {
             return bySwitches[(options.stackEngine() ? 1 : 0) | (options.microFusion() ? 2 : 0)
                     | (options.moveElimination() ? 4 : 0)];
         }
 
-        InstructionFacts get(Map<Decoding, InstructionFacts> map, Simulator simulator, Instruction insn,
-                             Simulator.Options options) {
+        InstructionFacts get(Map<Decoding, InstructionFacts> map, CpuContext context, Instruction insn,
+                             RunModel.Options options) {
             InstructionFacts f = map.get(insn.decoding());
             if (f == null) {
-                f = InstructionFacts.of(simulator, insn, options);
+                f = InstructionFacts.of(context, insn, options);
                 if (map.size() >= limit) {
                     map.clear();
                 }

@@ -43,7 +43,7 @@ public final class InstructionTable {
     /** The rows of the block {@code bounds} were computed for, in block order. */
     public static List<Row> of(Bounds bounds) {
         BlockFacts p = bounds.facts();
-        int ports = p.simulator.params().ports().size();
+        int ports = p.context.params().ports().size();
         double[] level = bounds.portLoads();
         // each demand entry: its instruction, its ports (mask) and what it puts on them
         List<int[]> entries = new ArrayList<>();  // {instruction, mask}

@@ -133,7 +133,7 @@ public final class LlvmMcaImporter {
         Map<String, Map<InstructionParams, Integer>> byMnemonic = new HashMap<>();
         for (Map.Entry<String, Map<InstructionParams, Integer>> e : byForm.entrySet()) {
             forms.put(e.getKey(), mostFrequent(e.getValue()));
-            Map<InstructionParams, Integer> m = byMnemonic.computeIfAbsent(Simulator.mnemonicOf(e.getKey()),
+            Map<InstructionParams, Integer> m = byMnemonic.computeIfAbsent(RowLookup.mnemonicOf(e.getKey()),
                     k -> new HashMap<>());
             e.getValue().forEach((row, n) -> m.merge(row, n, Integer::sum));
         }

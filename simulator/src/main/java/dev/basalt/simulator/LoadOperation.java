@@ -58,13 +58,13 @@ public final class LoadOperation {
         return replaced ? out.toString() : null;
     }
 
-    /** The latency of {@code form}'s register form in {@code simulator}'s table, or -1 when the table has none. */
-    static int operationLatency(Simulator simulator, String form) {
+    /** The latency of {@code form}'s register form in the table of {@code rows}, or -1 when the table has none. */
+    static int operationLatency(RowLookup rows, String form) {
         String register = registerForm(form);
         if (register == null) {
             return -1;
         }
-        Simulator.Resolved r = simulator.resolve(register);
-        return r.source() == Simulator.RowSource.FORM ? r.row().latency() : -1;
+        Resolved r = rows.resolve(register);
+        return r.source() == RowSource.FORM ? r.row().latency() : -1;
     }
 }

@@ -142,7 +142,7 @@ final class Pipeline extends BlockFacts {
     // state it repeats with the retire times; while a bottleneck is still taking over it drifts.
     final long[] iterationSignature;
     long retireSignature; // of the iteration now retiring
-    // The first instances' stage cycles, TIMELINE_FIELDS each, as Simulator.Result's timeline gives them: one flat
+    // The first instances' stage cycles, TIMELINE_FIELDS each, as RunModel.Result's timeline gives them: one flat
     // array a run instead of 64 small ones, read as rows only when asked.
     static final int TIMELINE_FIELDS = 7;
     final int[] timeline;
@@ -166,17 +166,17 @@ final class Pipeline extends BlockFacts {
      * @param idealBackEnd whether renaming, execution and retirement take no time and have no limits, so that
      *                     the run measures what the front end alone delivers (its bound, {@link Bottleneck})
      */
-    Pipeline(Simulator simulator, BasicBlock block, Simulator.Options options, boolean idealBackEnd, Scratch scratch) {
-        super(simulator, block, options);
+    Pipeline(CpuContext context, BasicBlock block, RunModel.Options options, boolean idealBackEnd, Scratch scratch) {
+        super(context, block, options);
         this.idealBackEnd = idealBackEnd;
-        this.params = simulator.params();
+        this.params = context.params();
         // Only a machine whose fetch slides over the code (Golden Cove: periods up to 32 iterations, a 512-entry
         // reorder buffer) runs longer; the older machines' runs, and every prediction of theirs, stay as they were.
         this.iterations = core.slidingFetch() ? runIterations(options.iterations(), issueSlots, params.robSize())
                 : options.iterations();
         this.total = n * iterations;
         this.portCount = params.ports().size();
-        this.loadGroup = simulator.ports().groupOf(core.loadPorts());
+        this.loadGroup = context.ports().groupOf(core.loadPorts());
         this.split = new int[n];
         this.singleOp = new boolean[n];
         this.opPart = new int[n][];
@@ -384,7 +384,7 @@ final class Pipeline extends BlockFacts {
     }
 
     /** The cycle loop: the stages from the back of the pipeline to the front, once per cycle. */
-    Simulator.Result run() {
+    RunModel.Result run() {
         try {
             while (nextRetire < total) {
                 retirement.retire();
@@ -415,11 +415,11 @@ final class Pipeline extends BlockFacts {
             dispatchedNow[p] = 0;
         }
         now++;
-        simulator.checkRunLength(now, total, block);
+        context.checkRunLength(now, total, block);
     }
 
     /** The statistics: steady-state cycles per iteration, and per simulated iteration port use and waiting. */
-    Simulator.Result result() {
+    RunModel.Result result() {
         long totalCycles = finalCycles >= 0 ? finalCycles : now;
         double iterations = simulatedIterations;
         double[] portCycles = new double[portCount];
@@ -435,7 +435,7 @@ final class Pipeline extends BlockFacts {
         // The store buffer drains at the cache's pace after retirement (StoreCommit): slower than the rest of the
         // machine, it fills and holds allocation to that pace, a steady state the run needs no cycles to reach.
         // x87 microcode assists flush the pipeline: their cycles come on top of the rest (X87Assists).
-        return new Simulator.Result(Math.max(cyclesPerIteration(totalCycles), storeCommit) + x87Assists, totalCycles,
+        return new RunModel.Result(Math.max(cyclesPerIteration(totalCycles), storeCommit) + x87Assists, totalCycles,
                 portCycles,
                 wait, fallbacks, new TimelineRows(timeline, timelineRows));
     }

@@ -349,4 +349,17 @@ public final class PortGroups {
         }
         return true;
     }
+
+    /** Micro-ops of a demand list that take a port slot (a divider pair counts none). */
+    public static int portMicroOps(int[] demand) {
+        int count = 0;
+        for (int k = 0; k < demand.length; k++) {
+            if (demand[k] < 0) {
+                k++;
+            } else {
+                count++;
+            }
+        }
+        return count;
+    }
 }

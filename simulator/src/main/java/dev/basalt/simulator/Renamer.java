@@ -15,9 +15,9 @@ final class Renamer {
         this.pl = pl;
         this.immediates = pl.fold == null ? null : new ImmediateElimination.Renaming(pl.core.immediateElimination());
         CoreParams.PortBinding b = pl.core.portBinding();
-        this.binding = b != null ? b : pl.simulator.ports().sixPorts() ? CoreParams.PortBinding.SIX_PORT
+        this.binding = b != null ? b : pl.context.ports().sixPorts() ? CoreParams.PortBinding.SIX_PORT
                 : CoreParams.PortBinding.SLOT_PARITY;
-        this.alu015 = pl.simulator.ports().alu015();
+        this.alu015 = pl.context.ports().alu015();
     }
 
     /** Renames (issues) up to the issue width of fused micro-ops from the micro-op queue, in order. */
@@ -32,7 +32,7 @@ final class Renamer {
             int j = pl.renameNext;
             int i = pl.options.frontEnd() ? pl.insnOf[j & pl.mask] : j % pl.n; // born by the front end, or here
             int uops = pl.issueSlots[i];
-            if (i == 0 && pl.source == Simulator.UopSource.LSD && slots < pl.core.issueWidth()
+            if (i == 0 && pl.source == RunModel.UopSource.LSD && slots < pl.core.issueWidth()
                     && (j / pl.n) % pl.lsdCopies == 0) {
                 return; // the loop stream detector does not issue two of its (unrolled) loops in one cycle
             }
@@ -158,7 +158,7 @@ final class Renamer {
      */
     private int bindPort(int group, int slot) {
         Pipeline pl = this.pl;
-        int[] members = pl.simulator.ports().members(group);
+        int[] members = pl.context.ports().members(group);
         if (members.length == 1) {
             return members[0];
         }
@@ -199,7 +199,7 @@ final class Renamer {
      */
     private int bindSixPorts(int[] members, int slot) {
         Pipeline pl = this.pl;
-        PortGroups ports = pl.simulator.ports();
+        PortGroups ports = pl.context.ports();
         int min = -1;
         int max = -1;
         for (int port : members) {
@@ -235,7 +235,7 @@ final class Renamer {
     /** The member of {@code members} numbered {@code number}. */
     private int portOf(int[] members, int number) {
         for (int port : members) {
-            if (pl.simulator.ports().portNumber(port) == number) {
+            if (pl.context.ports().portNumber(port) == number) {
                 return port;
             }
         }

@@ -87,7 +87,7 @@ final class Scheduler {
                 pl.issued[at] = pl.now;
                 pl.done[at] = pl.eliminated[at] ? pl.now : pl.twoStep[i] && pl.loading[i]
                         ? pl.now + pl.opLatency[i] : pl.forwarded[at] != Long.MIN_VALUE
-                        ? Math.max(pl.now, pl.forwarded[at] + pl.latency[i] - pl.simulator.params().loadLatency())
+                        ? Math.max(pl.now, pl.forwarded[at] + pl.latency[i] - pl.context.params().loadLatency())
                         : pl.now + pl.latency[i];
                 pl.done[at] += walk;
                 if (!pl.eliminated[at]) {
@@ -304,7 +304,7 @@ final class Scheduler {
         Pipeline pl = this.pl;
         int[] d = pl.demand[i];
         if (!pl.options.issueTimePorts()) {
-            if (!pl.simulator.ports().reserve(part, pl.portFree, pl.portUse, pl.scratch, pl.now, pl.taken)) {
+            if (!pl.context.ports().reserve(part, pl.portFree, pl.portUse, pl.scratch, pl.now, pl.taken)) {
                 return false;
             }
             account(j);

@@ -244,16 +244,9 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
 
     /** What a user should know of {@code block}'s number: unmodelled instructions, forms without a table row. */
     public static java.util.List<String> notes(BasicBlock block,
-                                               java.util.Map<String, Simulator.RowSource> fallbacks) {
+                                               java.util.Map<String, RowSource> fallbacks) {
         java.util.List<String> notes = new java.util.ArrayList<>(dev.basalt.core.UnmodelledInstructions.notes(block));
-        addFallbackNotes(notes, fallbacks);
+        RowSource.addFallbackNotes(notes, fallbacks);
         return notes;
-    }
-
-    /** A note for each form that had no table row of its own. */
-    static void addFallbackNotes(java.util.List<String> notes, java.util.Map<String, Simulator.RowSource> fallbacks) {
-        fallbacks.forEach((form, source) -> notes.add("no table row for " + form + ": "
-                + (source == Simulator.RowSource.MNEMONIC ? "its mnemonic's row was used"
-                : "a generic row (one integer micro-op, latency 1) was used")));
     }
 }

@@ -147,14 +147,14 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
 
     /** The bundled table imported from llvm-mca-14 for a CPU, if this build has one. */
     public static java.util.Optional<SimulatorParams> imported(Microarchitecture uarch) {
-        return resource("params/" + uarch.llvmName() + ".json");
+        return resource("/dev/basalt/simulator/params/" + uarch.llvmName() + ".json");
     }
 
     /**
      * The tuned table shipped for a CPU ({@code basalt tune}; see its provenance), if there is one.
      */
     public static java.util.Optional<SimulatorParams> tuned(Microarchitecture uarch) {
-        return resource("params/" + uarch.llvmName() + "-tuned.json");
+        return resource("/dev/basalt/simulator/params/" + uarch.llvmName() + "-tuned.json");
     }
 
     private static java.util.Optional<SimulatorParams> resource(String resource) {

@@ -22,14 +22,14 @@ import java.util.Set;
  * when enabled, memory under the same-expression policy), loop-carried ones linking iteration <i>k−1</i> to
  * <i>k</i>; with the stack engine on, the rsp updates of push, pop, call and ret are no source; on the second
  * machine a false output dependency ({@link CoreParams#falseOutputDependencies()}) is one, and, under harness
- * memory ({@link Simulator.MemoryModel}), BHive's harness ({@link BhiveMemory}) adds its store→load sources. Both machines, the bounds, the critical path and the
+ * memory ({@link RunModel.MemoryModel}), BHive's harness ({@link BhiveMemory}) adds its store→load sources. Both machines, the bounds, the critical path and the
  * tuner's surrogate read them from here.
  */
 public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] address, boolean[] partial,
                       boolean[] merge) {
 
     /** The RAW sources the simulator waits for under {@code options} (what the surrogate's latency chain uses). */
-    public static Sources of(BasicBlock block, Simulator.Options options) {
+    public static Sources of(BasicBlock block, RunModel.Options options) {
         return of(block, options, stackOps(block));
     }
 
@@ -49,22 +49,22 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
     }
 
     /** The RAW sources the simulator waits for under {@code options}. */
-    public static Sources of(BasicBlock block, Simulator.Options options, boolean[] stackOp) {
+    public static Sources of(BasicBlock block, RunModel.Options options, boolean[] stackOp) {
         return of(block, options, stackOp, null);
     }
 
-    /** {@link #of(BasicBlock, Simulator.Options, boolean[])} with the block's harness steps (null: compiled here). */
-    static Sources of(BasicBlock block, Simulator.Options options, boolean[] stackOp, BhiveMemory.Program harness) {
+    /** {@link #of(BasicBlock, RunModel.Options, boolean[])} with the block's harness steps (null: compiled here). */
+    static Sources of(BasicBlock block, RunModel.Options options, boolean[] stackOp, BhiveMemory.Program harness) {
         return of(block, options, stackOp, harness, Set.of());
     }
 
     /**
-     * {@link #of(BasicBlock, Simulator.Options, boolean[], BhiveMemory.Program)} where, on the second machine, an
+     * {@link #of(BasicBlock, RunModel.Options, boolean[], BhiveMemory.Program)} where, on the second machine, an
      * instruction whose mnemonic (lower case) is in {@code falseOutput} also waits for the previous writer of
      * its destination register ({@link CoreParams#falseOutputDependencies()}): the graph's WAW edge into it
      * becomes a source.
      */
-    static Sources of(BasicBlock block, Simulator.Options options, boolean[] stackOp, BhiveMemory.Program harness,
+    static Sources of(BasicBlock block, RunModel.Options options, boolean[] stackOp, BhiveMemory.Program harness,
                       Set<String> falseOutput) {
         int n = block.size();
         int[] prodCount = new int[n + 1];
@@ -75,7 +75,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         boolean falseDeps = options.secondGeneration() && !falseOutput.isEmpty();
         int[] explicit = options.stackEngine() && any(stackOp) ? explicitStackWriters(block, stackOp) : null;
         boolean harnessMemory = options.secondGeneration() && options.memoryDependencies()
-                && options.harnessMemory(Simulator.runsAsLoop(block, options));
+                && options.harnessMemory(RunModel.runsAsLoop(block, options));
         for (int e = 0; e < edges; e++) {
             DependencyKind kind = g.kind(e);
             if (kind == DependencyKind.RAW) {

@@ -58,14 +58,4 @@ public record StoreCommit(int sameLine) {
         }
         return cycles / (double) ITERATIONS;
     }
-
-    /** The commit floor of {@code p}'s block: 0 without the rule or outside BHive's harness memory. */
-    static double floor(BlockFacts p) {
-        StoreCommit c = p.core.storeCommit();
-        if (c == null || !p.options.memoryDependencies() || !p.options.harnessMemory(p.loop)) {
-            return 0;
-        }
-        long[][] stores = BhiveMemory.storeOffsets(p.memory);
-        return c.cyclesPerIteration(stores[0], stores[1]);
-    }
 }

@@ -58,15 +58,6 @@ final class X87Assists {
     private static final Set<String> POP_ONE_MORE = Set.of("fpatan", "fyl2x", "fyl2xp1");
     private static final Set<String> PUSH_ONE_MORE = Set.of("fptan", "fsincos", "fxtract");
 
-    /** The assists' cycles per iteration for {@code p}'s block: 0 without the rule or outside BHive's harness. */
-    static double cycles(BlockFacts p) {
-        Integer cost = p.core.x87AssistCycles();
-        if (cost == null || cost == 0 || !p.options.harnessMemory(p.loop)) {
-            return 0;
-        }
-        return perIteration(p.block) * cost;
-    }
-
     /** Assists an iteration of {@code block} run over and over from an empty x87 stack (0: no x87 code). */
     static double perIteration(BasicBlock block) {
         List<Step> steps = new ArrayList<>();

@@ -47,7 +47,7 @@ class BoundsConsistencyTest {
 
     /** A line naming the block, the bound it beats and why, or null when it beats none. */
     private static String violation(Simulator sim, Simulator.Options options, BasicBlock block) {
-        Pipeline run = new Pipeline(sim, block, options, false, new Pipeline.Scratch());
+        Pipeline run = new Pipeline(sim.context(), block, options, false, new Pipeline.Scratch());
         double cycles = run.run().cyclesPerIteration();
         Bounds bounds = sim.bounds(block, options);
         for (Bounds.Kind kind : Bounds.Kind.values()) {

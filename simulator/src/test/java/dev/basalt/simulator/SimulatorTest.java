@@ -71,7 +71,7 @@ class SimulatorTest {
     @Test
     void fallbacksAreReported() {
         Simulator.Result r = SIM.run(BasicBlock.fromHex("4889de"), OPTIONS); // MOV r64, r64 is not in the table
-        assertEquals(Map.of("MOV r64, r64", Simulator.RowSource.GENERIC), r.fallbacks());
+        assertEquals(Map.of("MOV r64, r64", RowSource.GENERIC), r.fallbacks());
         assertTrue(r.cyclesPerIteration() > 0);
     }
 
@@ -79,11 +79,11 @@ class SimulatorTest {
     void formsResolveToTheirRowThenTheMnemonicsThenTheGenericOne() {
         SimulatorParams table = MACHINE.withMnemonics(Map.of("MOV", ALU));
         Simulator sim = new Simulator(table);
-        assertEquals(Simulator.RowSource.FORM, sim.resolve("ADD r64, i8").source());
-        assertEquals(Simulator.RowSource.MNEMONIC, sim.resolve("LOCK MOV r64, r64").source());
-        assertEquals(Simulator.RowSource.GENERIC, sim.resolve("NOP").source());
+        assertEquals(RowSource.FORM, sim.resolve("ADD r64, i8").source());
+        assertEquals(RowSource.MNEMONIC, sim.resolve("LOCK MOV r64, r64").source());
+        assertEquals(RowSource.GENERIC, sim.resolve("NOP").source());
         assertEquals(List.of("form", "mnemonic", "generic"),
-                java.util.Arrays.stream(Simulator.RowSource.values()).map(Object::toString).toList());
+                java.util.Arrays.stream(RowSource.values()).map(Object::toString).toList());
     }
 
     @Test

@@ -1,10 +1,13 @@
 package dev.basalt.simulator.firstgen;
 
+import dev.basalt.simulator.RowSource;
+import dev.basalt.simulator.Resolved;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.simulator.PortGroups;
-import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.RunModel;
+import dev.basalt.simulator.CpuContext;
 import dev.basalt.simulator.Sources;
 import dev.basalt.simulator.SteadyState;
 
@@ -42,16 +45,16 @@ public final class FirstGeneration {
     /** The port demands of a zero idiom: none. */
     private static final int[] NO_DEMAND = new int[0];
 
-    private final Simulator simulator;
+    private final CpuContext context;
     private final Run run;
 
-    public FirstGeneration(Simulator simulator, BasicBlock block, Simulator.Options options) {
-        this.simulator = simulator;
+    public FirstGeneration(CpuContext context, BasicBlock block, RunModel.Options options) {
+        this.context = context;
         this.run = new Run(block, options);
     }
 
     /** The cycle loop: retire, issue, dispatch, tick, until every instance retired or the steady state is known. */
-    public Simulator.Result run() {
+    public RunModel.Result run() {
         while (run.running()) {
             run.retire();
             if (run.extrapolated()) {
@@ -88,7 +91,7 @@ public final class FirstGeneration {
     private final class Run {
 
         private final BasicBlock block;
-        private final Simulator.Options options;
+        private final RunModel.Options options;
         private final int n;
         private final int total;
         // Setup, per instruction of the block: its row's micro-ops (at least 1), latency and read-advance, zero
@@ -101,7 +104,7 @@ public final class FirstGeneration {
         private final int[][] portDemand;
         private final int[] start;
         private final int[] producers;
-        private final Map<String, Simulator.RowSource> fallbacks = new LinkedHashMap<>();
+        private final Map<String, RowSource> fallbacks = new LinkedHashMap<>();
         // Per instance j (instruction j % n of iteration j / n): cycles of dispatch, issue and done (-1 and
         // Long.MAX_VALUE until then).
         private final long[] dispatched;
@@ -109,10 +112,10 @@ public final class FirstGeneration {
         private final long[] done;
         // Ports: busy until, micro-ops taken (to pick the least used), busy cycles (statistics), and the
         // micro-ops the instruction being issued takes on each.
-        private final long[] portFree = new long[simulator.ports().portCount()];
-        private final long[] portUse = new long[simulator.ports().portCount()];
-        private final long[] portBusy = new long[simulator.ports().portCount()];
-        private final long[] taken = new long[simulator.ports().portCount()];
+        private final long[] portFree = new long[context.ports().portCount()];
+        private final long[] portUse = new long[context.ports().portCount()];
+        private final long[] portBusy = new long[context.ports().portCount()];
+        private final long[] taken = new long[context.ports().portCount()];
         // Dispatch: the scheduler's instances (oldest first), micro-ops in scheduler and reorder buffer.
         private final int[] scheduler;
         private int schedCount;
@@ -130,7 +133,7 @@ public final class FirstGeneration {
         private long now;
 
         /** Setup: resolves each instruction's row, its sources under {@code options} and its port demands. */
-        Run(BasicBlock block, Simulator.Options options) {
+        Run(BasicBlock block, RunModel.Options options) {
             this.block = block;
             this.options = options;
             this.n = block.size();
@@ -142,15 +145,15 @@ public final class FirstGeneration {
             this.portDemand = new int[n][];
             for (int i = 0; i < n; i++) {
                 Instruction insn = block.instruction(i);
-                Simulator.Resolved r = simulator.resolve(insn.form());
-                if (r.source() != Simulator.RowSource.FORM) {
+                Resolved r = context.resolve(insn.form());
+                if (r.source() != RowSource.FORM) {
                     fallbacks.put(insn.form(), r.source());
                 }
                 uops[i] = Math.max(1, r.row().uops());
                 latency[i] = r.row().latency();
                 readAdvance[i] = r.row().readAdvance();
                 zeroIdiom[i] = insn.idiom() == Idiom.ZERO;
-                portDemand[i] = zeroIdiom[i] ? NO_DEMAND : simulator.ports().demand(r.row()); // every row was precomputed
+                portDemand[i] = zeroIdiom[i] ? NO_DEMAND : context.ports().demand(r.row()); // every row was precomputed
             }
             Sources src = Sources.of(block, options, Sources.stackOps(block));
             this.start = src.start();
@@ -160,7 +163,7 @@ public final class FirstGeneration {
             this.done = new long[total];
             Arrays.fill(issued, -1);
             Arrays.fill(done, Long.MAX_VALUE);
-            this.scheduler = new int[Math.max(1, simulator.params().schedulerSize()) + total];
+            this.scheduler = new int[Math.max(1, context.params().schedulerSize()) + total];
             this.iterationRetired = new long[options.iterations()];
             this.timelineSize = Math.min(total, 64);
             this.simulatedIterations = options.iterations();
@@ -221,7 +224,7 @@ public final class FirstGeneration {
                 int j = scheduler[s];
                 int i = j % n;
                 if (dispatched[j] < now && ready(j, i, n, start, producers, readAdvance[i], done, now)
-                        && simulator.ports().reserve(portDemand[i], portFree, portUse, portBusy, now, taken)) {
+                        && context.ports().reserve(portDemand[i], portFree, portUse, portBusy, now, taken)) {
                     issued[j] = now;
                     done[j] = now + latency[i];
                     schedUops -= uops[i];
@@ -237,7 +240,7 @@ public final class FirstGeneration {
          * the scheduler have room; an instruction wider than what is left continues next cycle.
          */
         void dispatch() {
-            int slots = simulator.params().dispatchWidth();
+            int slots = context.params().dispatchWidth();
             while (nextDispatch < total && slots > 0) {
                 int i = nextDispatch % n;
                 if (dispatchedUopsOfCurrent == 0 && !fits(i)) {
@@ -256,8 +259,8 @@ public final class FirstGeneration {
 
         /** Whether instruction {@code i} fits; one with more micro-ops than a buffer holds goes into an empty one. */
         private boolean fits(int i) {
-            boolean robFull = robUops > 0 && robUops + uops[i] > simulator.params().robSize();
-            boolean schedulerFull = !zeroIdiom[i] && schedUops > 0 && schedUops + uops[i] > simulator.params().schedulerSize();
+            boolean robFull = robUops > 0 && robUops + uops[i] > context.params().robSize();
+            boolean schedulerFull = !zeroIdiom[i] && schedUops > 0 && schedUops + uops[i] > context.params().schedulerSize();
             return !robFull && !schedulerFull;
         }
 
@@ -277,22 +280,22 @@ public final class FirstGeneration {
         /** Ends the cycle. */
         void tick() {
             now++;
-            simulator.checkRunLength(now, total, block);
+            context.checkRunLength(now, total, block);
         }
 
         /** The statistics, per simulated iteration (all of them, or those up to the steady state). */
-        Simulator.Result result() {
+        RunModel.Result result() {
             long totalCycles = finalCycles >= 0 ? finalCycles : now;
             double iterations = simulatedIterations;
-            double[] portCycles = new double[simulator.ports().portCount()];
-            for (int p = 0; p < simulator.ports().portCount(); p++) {
+            double[] portCycles = new double[context.ports().portCount()];
+            for (int p = 0; p < context.ports().portCount(); p++) {
                 portCycles[p] = portBusy[p] / iterations;
             }
             double[] wait = new double[n];
             for (int j = 0; j < simulatedIterations * n; j++) {
                 wait[j % n] += (issued[j] - dispatched[j]) / iterations;
             }
-            return new Simulator.Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
+            return new RunModel.Result(totalCycles / (double) options.iterations(), totalCycles, portCycles, wait, fallbacks,
                     timeline);
         }
     }
