@@ -5,7 +5,7 @@ import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,6 +1,6 @@
 package dev.basalt.bench;
 
-import dev.basalt.simulator.RowSource;
+import dev.basalt.simulator.params.RowSource;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
@@ -10,9 +10,9 @@ import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.simulator.LlvmMcaImporter;
+import dev.basalt.simulator.mca.LlvmMcaImporter;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 
 import java.util.ArrayList;
 import java.util.Arrays;

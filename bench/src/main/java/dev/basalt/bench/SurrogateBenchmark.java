@@ -6,7 +6,7 @@ import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.difftune.ParameterSampler;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.SurrogateData;
 import dev.basalt.difftune.SurrogateModel;

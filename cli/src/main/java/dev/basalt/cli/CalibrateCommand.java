@@ -19,7 +19,7 @@ import dev.basalt.measure.HostCpu;
 import dev.basalt.measure.MeasureConfig;
 import dev.basalt.measure.MeasurementFiles;
 import dev.basalt.measure.Measurer;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -7,7 +7,7 @@ import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.Split;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import dev.basalt.simulator.LlvmMcaEstimator;
+import dev.basalt.simulator.mca.LlvmMcaEstimator;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorEstimator;
 import picocli.CommandLine.Mixin;

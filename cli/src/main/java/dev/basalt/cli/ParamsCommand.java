@@ -5,8 +5,8 @@ import dev.basalt.datasets.BlockFiles;
 import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.InstructionSpace;
-import dev.basalt.simulator.LlvmMcaImporter;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.mca.LlvmMcaImporter;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.TableCoverage;
 
 import java.util.Locale;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.simulator.Bounds;
+import dev.basalt.simulator.bounds.Bounds;
 import dev.basalt.simulator.InstructionTable;
 import dev.basalt.simulator.Simulator;
 

@@ -8,7 +8,7 @@ import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.difftune.ParameterLearner;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.Tuner;
@@ -244,7 +244,7 @@ final class TuneCommand implements Callable<Integer> {
         return sb.toString();
     }
 
-    static String row(dev.basalt.simulator.InstructionParams r) {
+    static String row(dev.basalt.simulator.params.InstructionParams r) {
         return String.format(Locale.ROOT, "uops %d lat %d ra %d %s", r.uops(), r.latency(), r.readAdvance(),
                 r.ports());
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -184,9 +184,9 @@ class PredictCommandTest {
     void simulateNamesFallbacksInWords(@TempDir Path dir) throws Exception {
         // mov rsi, rbx; xor eax, eax on a table without MOV forms (MOV falls back to its mnemonic) and without XOR.
         SimulatorParams hsw = SimulatorParams.bundled(Microarchitecture.HASWELL);
-        java.util.Map<String, dev.basalt.simulator.InstructionParams> forms = new java.util.TreeMap<>(hsw.forms());
+        java.util.Map<String, dev.basalt.simulator.params.InstructionParams> forms = new java.util.TreeMap<>(hsw.forms());
         forms.keySet().removeIf(f -> f.startsWith("MOV ") || f.startsWith("XOR "));
-        java.util.Map<String, dev.basalt.simulator.InstructionParams> mnemonics = new java.util.TreeMap<>(hsw.mnemonics());
+        java.util.Map<String, dev.basalt.simulator.params.InstructionParams> mnemonics = new java.util.TreeMap<>(hsw.mnemonics());
         mnemonics.remove("XOR");
         Path table = dir.resolve("table.json");
         hsw.toBuilder().forms(forms).mnemonics(mnemonics).build().write(table);
@@ -270,7 +270,7 @@ class PredictCommandTest {
         // xchg rax, rbx; xchg rdx, rcx; xchg rsi, rdi: three-micro-op instructions, one a cycle on the complex
         // decoder (BoundsTest has the hand computation); every bound is a column in csv and a key in json.
         String hex = "4887d84887ca4887fe";
-        dev.basalt.simulator.Bounds b = new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL))
+        dev.basalt.simulator.bounds.Bounds b = new Simulator(SimulatorParams.standard(Microarchitecture.HASWELL))
                 .bounds(BasicBlock.fromHex(hex), Simulator.Options.defaults());
         CliRun csv = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--format", "csv", hex);
         assertEquals(0, csv.exit(), csv.err());

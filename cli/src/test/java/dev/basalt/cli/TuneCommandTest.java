@@ -4,7 +4,7 @@ import dev.basalt.core.Estimators;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

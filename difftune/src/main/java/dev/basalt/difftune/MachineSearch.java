@@ -2,13 +2,13 @@ package dev.basalt.difftune;
 
 import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.simulator.CoreParams;
-import dev.basalt.simulator.DenseCode;
-import dev.basalt.simulator.ImmediateElimination;
-import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.DenseCode;
+import dev.basalt.simulator.params.ImmediateElimination;
+import dev.basalt.simulator.params.InstructionParams;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
-import dev.basalt.simulator.StoreCommit;
+import dev.basalt.simulator.params.SimulatorParams;
+import dev.basalt.simulator.harness.StoreCommit;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.basalt.difftune;
 
-import dev.basalt.simulator.InstructionParams;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.Simulator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,7 +47,7 @@ public final class ParameterSampler {
     private ParameterSampler(SimulatorParams defaults, boolean secondGeneration) {
         this.defaults = defaults;
         this.resolver = new Simulator(defaults);
-        dev.basalt.simulator.CoreParams core = defaults.core();
+        dev.basalt.simulator.params.CoreParams core = defaults.core();
         this.memoryPorts = secondGeneration && !core.loadPorts().isEmpty()
                 ? core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts() : "";
         java.util.TreeSet<String> g = new java.util.TreeSet<>();
@@ -100,7 +100,7 @@ public final class ParameterSampler {
 
     /**
      * The same draw as {@link #sample} but a table holding only {@code forms}' rows, and at their defaults the
-     * register forms of those with a memory operand ({@link dev.basalt.simulator.LoadOperation}: a load+operation
+     * register forms of those with a memory operand ({@link dev.basalt.simulator.params.LoadOperation}: a load+operation
      * takes its operation's latency from that row): enough to simulate a block made of those forms, and much
      * cheaper to build (the full table has about a thousand forms).
      */
@@ -113,7 +113,7 @@ public final class ParameterSampler {
         // A load+operation's operation latency is its register form's row (LoadOperation): that row comes along at
         // its default, so that the recorded rows and the defaults still give the same run.
         for (String f : new java.util.TreeSet<>(forms)) {
-            String register = dev.basalt.simulator.LoadOperation.registerForm(f);
+            String register = dev.basalt.simulator.params.LoadOperation.registerForm(f);
             if (register != null && !rows.containsKey(register) && defaults.forms().containsKey(register)) {
                 rows.put(register, defaults.forms().get(register));
             }

@@ -2,7 +2,7 @@ package dev.basalt.difftune;
 
 import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
-import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.params.InstructionParams;
 
 import java.util.Set;
 
@@ -94,7 +94,7 @@ public final class Plausibility {
      * zero idioms, which never read it, yet {@code xor eax, ebx} takes a cycle). The rows changed go to
      * {@code changed}.
      */
-    public static dev.basalt.simulator.SimulatorParams repair(dev.basalt.simulator.SimulatorParams table,
+    public static dev.basalt.simulator.params.SimulatorParams repair(dev.basalt.simulator.params.SimulatorParams table,
                                                               java.util.Map<String, String> changed) {
         java.util.Map<String, InstructionParams> rows = new java.util.TreeMap<>(table.forms());
         for (java.util.Map.Entry<String, InstructionParams> e : table.forms().entrySet()) {

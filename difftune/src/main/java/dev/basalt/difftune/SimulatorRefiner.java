@@ -1,7 +1,7 @@
 package dev.basalt.difftune;
 
-import dev.basalt.simulator.InstructionParams;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;
@@ -144,7 +144,7 @@ public final class SimulatorRefiner {
                 .forEach(fs -> units.add(List.copyOf(fs)));
         forms.forEach(f -> units.add(List.of(f)));
         Simulator defaultResolver = new Simulator(defaults);
-        dev.basalt.simulator.CoreParams core = defaults.core();
+        dev.basalt.simulator.params.CoreParams core = defaults.core();
         String memoryPorts = options.secondGeneration() && !core.loadPorts().isEmpty()
                 ? core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts() : "";
         SimulatorParams best = start;
@@ -283,14 +283,14 @@ public final class SimulatorRefiner {
             improved = false;
             for (int which = 0; which < 5; which++) {
                 for (int delta : new int[] {-1, 1}) {
-                    dev.basalt.simulator.CoreParams c = current.core();
+                    dev.basalt.simulator.params.CoreParams c = current.core();
                     int[] v = {c.storeForwardLatency(), c.moveEliminationSlots(), c.moveEliminationCycles(),
                             c.msSwitchCycles(), c.lcpPenalty()};
                     v[which] += delta;
                     if (v[which] < (which == 2 ? 1 : 0) || v[which] > 12) {
                         continue;
                     }
-                    dev.basalt.simulator.CoreParams changed = new dev.basalt.simulator.CoreParams(c.predecodeBytes(),
+                    dev.basalt.simulator.params.CoreParams changed = new dev.basalt.simulator.params.CoreParams(c.predecodeBytes(),
                             c.predecodeWidth(), v[4], c.instructionQueue(), c.decoders(), c.decodeUops(), v[3],
                             c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(),
                             v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),

@@ -1,7 +1,7 @@
 package dev.basalt.difftune;
 
-import dev.basalt.simulator.InstructionParams;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.Simulator;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
@@ -42,7 +42,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
      * A block made ready for batching: role-tagged token ids per instruction, zero idioms, the simulator's
      * sources and each instruction's form.
      */
-    record Prepared(BasicBlock block, int[][] tokens, boolean[] zeroIdiom, dev.basalt.simulator.Sources sources,
+    record Prepared(BasicBlock block, int[][] tokens, boolean[] zeroIdiom, dev.basalt.simulator.facts.Sources sources,
                     String[] forms, float frontEnd, float issue, float simulated, float[][] defaultRows) {
         int size() {
             return forms.length;
@@ -133,7 +133,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
                 zero[i] = Simulator.noExecution(insn, savedConfig().options());
                 forms[i] = insn.form();
             }
-            return new Prepared(b, ids, zero, dev.basalt.simulator.Sources.of(b, savedConfig().options()), forms,
+            return new Prepared(b, ids, zero, dev.basalt.simulator.facts.Sources.of(b, savedConfig().options()), forms,
                     (float) frontEnd.frontEndBound(b, savedConfig().options()),
                     savedConfig().options().secondGeneration()
                             ? (float) frontEnd.issueBound(b, savedConfig().options()) : -1f,
@@ -183,7 +183,7 @@ public final class SurrogateModel extends DjlModel<SurrogateModel.Saved> {
 
     /**
      * Forward pass with given rows [instructions × width] and globals [blocks × 2] (for parameter learning). The
-     * second-generation machine issues {@link dev.basalt.simulator.CoreParams#issueWidth()} fused micro-ops a
+     * second-generation machine issues {@link dev.basalt.simulator.params.CoreParams#issueWidth()} fused micro-ops a
      * cycle whatever the table's dispatch width, so there the first global is that constant (and gets no gradient).
      */
     NDArray forward(SurrogateBatch b, NDArray rows, NDArray globals, NDManager m) {

@@ -1,6 +1,6 @@
 package dev.basalt.difftune;
 
-import dev.basalt.simulator.CriticalPath;
+import dev.basalt.simulator.bounds.CriticalPath;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;

@@ -6,10 +6,10 @@ import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.simulator.ImmediateElimination;
+import dev.basalt.simulator.params.ImmediateElimination;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
-import dev.basalt.simulator.StoreCommit;
+import dev.basalt.simulator.params.SimulatorParams;
+import dev.basalt.simulator.harness.StoreCommit;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

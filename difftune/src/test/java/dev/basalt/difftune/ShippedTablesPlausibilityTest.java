@@ -1,8 +1,8 @@
 package dev.basalt.difftune;
 
 import dev.basalt.core.Microarchitecture;
-import dev.basalt.simulator.InstructionParams;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -76,7 +76,7 @@ class ShippedTablesPlausibilityTest {
             if (tuned == null || imported == null) {
                 continue;
             }
-            dev.basalt.simulator.CoreParams core = tuned.core();
+            dev.basalt.simulator.params.CoreParams core = tuned.core();
             String memoryPorts = core.loadPorts().isEmpty() ? ""
                     : core.loadPorts() + core.storeAddressPorts() + core.storeDataPorts();
             tuned.forms().forEach((form, row) -> {

@@ -1,7 +1,7 @@
 package dev.basalt.difftune;
 
-import dev.basalt.simulator.InstructionParams;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;

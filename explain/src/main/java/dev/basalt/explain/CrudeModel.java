@@ -7,9 +7,9 @@ import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Dependency;
 import dev.basalt.decoder.DependencyKind;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.params.InstructionParams;
 import dev.basalt.simulator.Simulator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -6,7 +6,7 @@ import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.Bottleneck;
 import dev.basalt.simulator.SimulatorEstimator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 
 import java.util.List;
 import java.util.Optional;
@@ -118,7 +118,7 @@ public final class Explainer {
         }
         Optional<Bottleneck> bottleneck = model instanceof SimulatorEstimator sim
                 ? Optional.of(sim.bottleneck(block, uarch)) : Optional.empty();
-        Optional<dev.basalt.simulator.Bounds> bounds = model instanceof dev.basalt.simulator.BoundsEstimator be
+        Optional<dev.basalt.simulator.bounds.Bounds> bounds = model instanceof dev.basalt.simulator.BoundsEstimator be
                 ? Optional.of(be.bounds(block, uarch)) : Optional.empty();
         // the simulator's own attribution is its bottleneck's: the same story as the bottleneck line
         List<Double> own = model instanceof SimulatorEstimator sim ? sim.bottleneckShares(block, uarch)

@@ -30,7 +30,7 @@ import java.util.Optional;
 public record Explanation(BasicBlock block, String model, Microarchitecture uarch, double prediction,
                           List<Double> modelContributions, double modelBaseline, Optional<Anchors.Result> anchor,
                           Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck,
-                          Optional<dev.basalt.simulator.Bounds> bounds, double anchorSeconds, double shapleySeconds) {
+                          Optional<dev.basalt.simulator.bounds.Bounds> bounds, double anchorSeconds, double shapleySeconds) {
 
     public Explanation {
         Objects.requireNonNull(block, "block");

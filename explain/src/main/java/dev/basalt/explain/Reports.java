@@ -136,7 +136,7 @@ public final class Reports {
         e.bottleneck().ifPresent(b -> root.set("bottleneck", bottleneck(b)));
         e.bounds().ifPresent(b -> {
             ObjectNode n = root.putObject("bounds");
-            for (dev.basalt.simulator.Bounds.Kind k : dev.basalt.simulator.Bounds.Kind.values()) {
+            for (dev.basalt.simulator.bounds.Bounds.Kind k : dev.basalt.simulator.bounds.Bounds.Kind.values()) {
                 n.put(k.name().toLowerCase(Locale.ROOT), b.value(k));
             }
             n.put("winner", b.winner().name().toLowerCase(Locale.ROOT));

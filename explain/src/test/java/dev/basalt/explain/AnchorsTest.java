@@ -87,7 +87,7 @@ class AnchorsTest {
         Anchors.Config config = new Anchors.Config(d.precisionThreshold(), d.delta(), d.epsilon(), d.epsilonStop(),
                 d.batchSize(), 500, d.beamSize(), d.bucketWidth(), false, 512, false, 7L, d.perturbation());
         // Haswell's mnemonics only (as Explainer.forCpu swaps them): the simulator refuses what Haswell lacks.
-        MnemonicPool haswell = MnemonicPool.forCpu(dev.basalt.simulator.SimulatorParams.bundled(HSW).forms().keySet(),
+        MnemonicPool haswell = MnemonicPool.forCpu(dev.basalt.simulator.params.SimulatorParams.bundled(HSW).forms().keySet(),
                 HSW);
         Anchors.Result r = new Anchors(config, haswell).explain(block, HSW, counting);
         assertEquals(r.queries(), counting.blocks(), "every query counted once (the block's own prediction too)");

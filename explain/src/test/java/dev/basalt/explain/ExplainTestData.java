@@ -6,7 +6,7 @@ import dev.basalt.datasets.LabelledBlock;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 
 import java.util.List;
 

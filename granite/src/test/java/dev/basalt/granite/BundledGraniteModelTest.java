@@ -10,10 +10,10 @@ import dev.basalt.datasets.Metrics;
 import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.simulator.InstructionParams;
+import dev.basalt.simulator.params.InstructionParams;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorEstimator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

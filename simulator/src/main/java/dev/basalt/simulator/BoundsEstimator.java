@@ -1,5 +1,9 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.facts.BlockFacts;
+import dev.basalt.simulator.facts.EncodingFacts;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
 import dev.basalt.core.ThroughputEstimator;

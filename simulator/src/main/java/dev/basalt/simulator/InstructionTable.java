@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.facts.BlockFacts;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

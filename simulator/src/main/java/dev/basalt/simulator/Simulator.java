@@ -1,5 +1,20 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.bounds.CriticalPath;
+import dev.basalt.simulator.facts.BlockFacts;
+import dev.basalt.simulator.facts.CpuContext;
+import dev.basalt.simulator.facts.EncodingFacts;
+import dev.basalt.simulator.facts.InstructionFacts;
+import dev.basalt.simulator.facts.InstructionShape;
+import dev.basalt.simulator.facts.RunModel;
+import dev.basalt.simulator.facts.Sources;
+import dev.basalt.simulator.harness.BhiveMemory;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.PortGroups;
+import dev.basalt.simulator.params.Resolved;
+import dev.basalt.simulator.params.SimulatorParams;
+import dev.basalt.simulator.pipeline.Pipeline;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;

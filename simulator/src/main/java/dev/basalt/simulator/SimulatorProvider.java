@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.mca.LlvmMcaEstimator;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.EstimatorProvider;
 import dev.basalt.core.ThroughputEstimator;
 

@@ -1,5 +1,6 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.decoder.ElfCode;
 import dev.basalt.decoder.CodeScan;
 

@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.Dataset;
 import dev.basalt.datasets.LabelledBlock;

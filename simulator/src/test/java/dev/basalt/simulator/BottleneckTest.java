@@ -1,5 +1,6 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.params.SimulatorParams;
+import dev.basalt.simulator.pipeline.Pipeline;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.BlockFiles;
 import dev.basalt.datasets.Dataset;

@@ -1,5 +1,9 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.bounds.CriticalPath;
+import dev.basalt.simulator.facts.Sources;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,11 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.facts.ImmediateFields;
+import dev.basalt.simulator.harness.StoreCommit;
+import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.DenseCode;
+import dev.basalt.simulator.params.ImmediateElimination;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,10 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.facts.EncodingFacts;
+import dev.basalt.simulator.facts.InstructionFacts;
+
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;

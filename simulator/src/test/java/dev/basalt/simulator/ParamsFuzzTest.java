@@ -1,5 +1,6 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.SimulatorParams;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import java.io.IOException;

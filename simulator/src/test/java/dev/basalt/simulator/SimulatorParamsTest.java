@@ -1,5 +1,8 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.basalt.core.Microarchitecture;
 import org.junit.jupiter.api.Test;

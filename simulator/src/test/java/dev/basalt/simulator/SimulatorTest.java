@@ -1,5 +1,8 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.RowSource;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.decoder.BasicBlock;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,8 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.harness.X87Assists;
+import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.Assembly;
 import dev.basalt.decoder.BasicBlock;

@@ -1,5 +1,7 @@
 package dev.basalt.simulator;
 
+import dev.basalt.simulator.params.InstructionParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import org.junit.jupiter.api.Test;
 

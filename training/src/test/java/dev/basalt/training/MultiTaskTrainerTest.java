@@ -3,7 +3,6 @@ package dev.basalt.training;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
-import dev.basalt.training.Djl;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

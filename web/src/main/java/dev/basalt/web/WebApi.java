@@ -15,11 +15,11 @@ import dev.basalt.decoder.ControlFlow;
 import dev.basalt.decoder.DecodeException;
 import dev.basalt.decoder.ElfCode;
 import dev.basalt.simulator.Bottleneck;
-import dev.basalt.simulator.Bounds;
+import dev.basalt.simulator.bounds.Bounds;
 import dev.basalt.simulator.InstructionTable;
 import dev.basalt.simulator.Simulator;
 import dev.basalt.simulator.SimulatorEstimator;
-import dev.basalt.simulator.SimulatorParams;
+import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.Timeline;
 
 import java.io.IOException;

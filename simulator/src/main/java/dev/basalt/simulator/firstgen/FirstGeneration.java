@@ -1,15 +1,15 @@
 package dev.basalt.simulator.firstgen;
 
-import dev.basalt.simulator.RowSource;
-import dev.basalt.simulator.Resolved;
+import dev.basalt.simulator.params.RowSource;
+import dev.basalt.simulator.params.Resolved;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.simulator.PortGroups;
-import dev.basalt.simulator.RunModel;
-import dev.basalt.simulator.CpuContext;
-import dev.basalt.simulator.Sources;
-import dev.basalt.simulator.SteadyState;
+import dev.basalt.simulator.params.PortGroups;
+import dev.basalt.simulator.facts.RunModel;
+import dev.basalt.simulator.facts.CpuContext;
+import dev.basalt.simulator.facts.Sources;
+import dev.basalt.simulator.facts.SteadyState;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,0 @@
-package dev.basalt.simulator;
-
-/** The parameters a form resolves to, and where they come from ({@link RowLookup#resolve}). */
-public record Resolved(InstructionParams row, RowSource source) {
-}
