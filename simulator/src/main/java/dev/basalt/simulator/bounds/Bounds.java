@@ -1,8 +1,6 @@
 package dev.basalt.simulator.bounds;
 
 import dev.basalt.simulator.facts.BlockFacts;
-import dev.basalt.simulator.facts.InstructionShape;
-import dev.basalt.simulator.facts.MergeOperand;
 import dev.basalt.simulator.facts.RunModel;
 import dev.basalt.simulator.harness.BhiveMemory;
 import dev.basalt.simulator.params.CoreParams;
@@ -42,6 +40,9 @@ import java.util.Objects;
  *     the decoders and the renamer, its micro-ops in the binding port set, an equal part of the critical cycle.
  *     Computed on first use: a prediction needs only the winner's row ({@link #contributions()}).
  * </ul>
+ *
+ * <p>Here: the bounds' composition and shares; the front end's bounds are {@code FrontEndBounds}'s, the ports'
+ * (and the port table's spread) {@code PortSpread}'s, the latency's {@code CycleRatio}'s.
  */
 public final class Bounds {
 
@@ -139,82 +140,10 @@ public final class Bounds {
     public double[] portLoads() {
         double[] loads = portLoads;
         if (loads == null) {
-            loads = balancedLoads();
+            loads = PortSpread.balancedLoads(facts);
             portLoads = loads;
         }
         return loads.clone();
-    }
-
-    private double[] balancedLoads() {
-        BlockFacts p = facts;
-        int portCount = p.context.params().ports().size();
-        double[] load = new double[portCount];
-        List<int[]> masks = new ArrayList<>();  // {mask} per entry, with its amount beside
-        List<Double> amounts = new ArrayList<>();
-        forEachDemand(p, (i, mask, amount) -> {
-            masks.add(new int[] {mask});
-            amounts.add(amount);
-        });
-        int union = 0;
-        for (int[] m : masks) {
-            union |= m[0];
-        }
-        int remaining = union;
-        while (remaining != 0) {
-            double best = -1;
-            int bestSet = 0;
-            // the densest set is a union of the entries' own (remaining) port sets, as in ports(): enumerate those
-            // unions when the distinct sets are few, else every subset of the remaining ports
-            List<Integer> distinct = new ArrayList<>();
-            for (int[] mask : masks) {
-                int m = mask[0] & remaining;
-                if (m != 0 && !distinct.contains(m)) {
-                    distinct.add(m);
-                }
-            }
-            List<Integer> candidates = new ArrayList<>();
-            if (distinct.size() <= Math.min(12, Integer.bitCount(remaining))) {
-                java.util.Set<Integer> seen = new java.util.HashSet<>();
-                for (int choice = 1; choice < 1 << distinct.size(); choice++) {
-                    int set = 0;
-                    for (int q = 0; q < distinct.size(); q++) {
-                        if ((choice & (1 << q)) != 0) {
-                            set |= distinct.get(q);
-                        }
-                    }
-                    if (seen.add(set)) {
-                        candidates.add(set);
-                    }
-                }
-            } else {
-                for (int set = remaining; set != 0; set = (set - 1) & remaining) {
-                    candidates.add(set);
-                }
-            }
-            for (int set : candidates) {
-                double sum = 0;
-                for (int q = 0; q < masks.size(); q++) {
-                    int m = masks.get(q)[0] & remaining;
-                    if (m != 0 && (m & ~set) == 0) {
-                        sum += amounts.get(q);
-                    }
-                }
-                double density = sum / Integer.bitCount(set);
-                // the densest; among equals the largest set, so equal ports share a level
-                if (density > best + 1e-12 || Math.abs(density - best) <= 1e-12
-                        && Integer.bitCount(set) > Integer.bitCount(bestSet)) {
-                    best = density;
-                    bestSet = set;
-                }
-            }
-            for (int port = 0; port < portCount; port++) {
-                if ((bestSet & (1 << port)) != 0) {
-                    load[port] = best;
-                }
-            }
-            remaining &= ~bestSet;
-        }
-        return load;
     }
 
     /** Per bound ({@link Kind#ordinal()}) and instruction, its part of the bound (a copy). */
@@ -270,7 +199,7 @@ public final class Bounds {
                     row[i] = p.issueSlots[i];
                 }
             }
-            case PORTS -> portShares(p, portMask, row);
+            case PORTS -> PortSpread.portShares(p, portMask, row);
             case LATENCY -> {
                 for (int i : critical) {
                     row[i] = Math.max(1, p.latency[i]);  // a 32-cycle div carries its chain more than an add
@@ -335,9 +264,9 @@ public final class Bounds {
     /** The bounds of the block {@code p} was built for (its run is not needed). */
     public static Bounds of(BlockFacts p) {
         boolean legacy = p.source == RunModel.UopSource.LEGACY;
-        double predecoder = p.options.frontEnd() && legacy ? predecoder(p) : 0;
-        double decoders = p.options.frontEnd() && legacy ? decoders(p) : 0;
-        double delivery = p.options.frontEnd() && !legacy ? delivery(p) : 0;
+        double predecoder = p.options.frontEnd() && legacy ? FrontEndBounds.predecoder(p) : 0;
+        double decoders = p.options.frontEnd() && legacy ? FrontEndBounds.decoders(p) : 0;
+        double delivery = p.options.frontEnd() && !legacy ? FrontEndBounds.delivery(p) : 0;
         double uops = 0;
         for (int i = 0; i < p.n; i++) {
             uops += p.issueSlots[i];
@@ -348,240 +277,15 @@ public final class Bounds {
         double issue = Math.max(Math.max(uops / p.core.issueWidth(), eliminations(p)),
                 Math.max(sameBankLoads(p), p.storeCommit)) + p.x87Assists;
         int[] set = new int[1];
-        double ports = ports(p, set);
+        double ports = PortSpread.ports(p, set);
         List<Integer> critical = new ArrayList<>();
-        double latency = latency(p, critical);
+        double latency = CycleRatio.latency(p, critical);
         double top = Math.max(Math.max(Math.max(predecoder, decoders), delivery),
                 Math.max(issue, Math.max(ports, latency)));
         Kind winner = latency >= top ? Kind.LATENCY : ports >= top ? Kind.PORTS : issue >= top ? Kind.ISSUE
                 : delivery >= top && !legacy ? Kind.DELIVERY : decoders >= top ? Kind.DECODERS : Kind.PREDECODER;
         return new Bounds(predecoder, decoders, delivery, p.source, issue, ports,
                 p.context.ports().portSetName(set[0]), latency, critical, winner, p, set[0]);
-    }
-
-    /**
-     * A loop fed by the micro-op cache or the loop stream detector ({@link Pipeline#deliver}): a cycle delivers up to
-     * the source's width of fused micro-ops and none after the taken jump, so an iteration takes its micro-ops ÷
-     * the width, rounded up; the loop stream detector also issues no two iterations in one cycle, so its issue
-     * slots count the same way.
-     */
-    private static double delivery(BlockFacts p) {
-        boolean lsd = p.source == RunModel.UopSource.LSD;
-        int width = lsd ? p.core.issueWidth() : p.core.loop().dsbUopsPerCycle();
-        int uops = p.iterationUops();
-        double cycles = Math.ceil(uops / (double) width);
-        if (lsd) { // it issues its unrolled copies as one: a cycle's group ends only at their end
-            int copies = p.lsdCopies();
-            int slots = 0;
-            for (int s : p.issueSlots) {
-                slots += s;
-            }
-            cycles = Math.ceil((double) Math.max(uops, slots) * copies / p.core.issueWidth()) / copies;
-        }
-        return cycles;
-    }
-
-    /**
-     * The predecoder (DESIGN.md §11, {@link Pipeline#predecode}): each aligned window takes a cycle per (up to)
-     * {@code predecodeWidth} instructions ending in it (at least one), {@code lcpPenalty} per length-changing
-     * prefix, and one more when its last cycle used every slot while the next instruction's opcode lies in it.
-     * The layout repeats after windowBytes / gcd(block bytes, windowBytes) copies of the block.
-     */
-    private static double predecoder(BlockFacts p) {
-        CoreParams c = p.core;
-        if (c.slidingFetch()) { // a window starting at each cycle's first instruction: bytes and width alone
-            long bytes = 0;
-            int lcp = 0;
-            for (int i = 0; i < p.n; i++) {
-                bytes += p.shape[i].length();
-                lcp += p.shape[i].lengthChanging() ? 1 : 0;
-            }
-            return Math.max(bytes / (double) p.fetchBytes, p.n / (double) c.predecodeWidth())
-                    + lcp * c.lcpPenalty();
-        }
-        long bytes = p.blockBytes;
-        int w = c.predecodeBytes();
-        int copies = (int) (w / gcd(bytes, w));
-        long windows = copies * bytes / w;
-        int total = copies * p.n;
-        long cycles = 0;
-        int j = 0; // the next instance: instruction at of the copy starting at byte base
-        int at = 0;
-        long base = 0;
-        int width = c.predecodeWidth();
-        for (long window = 0; window < windows; window++) {
-            long windowEnd = (window + 1) * w;
-            int marked = 0;
-            int lcp = 0;
-            while (j < total && base + p.offset[at] + p.shape[at].length() - 1 < windowEnd) {
-                marked++;
-                if (p.shape[at].lengthChanging()) {
-                    lcp++;
-                }
-                j++;
-                if (++at == p.n) {
-                    at = 0;
-                    base += bytes;
-                }
-            }
-            cycles += Math.max(1, (marked + width - 1) / width) + (long) lcp * c.lcpPenalty();
-            if (marked > 0 && marked % width == 0 && base + p.offset[at] + p.shape[at].opcodeOffset() < windowEnd) {
-                cycles++; // its opcode is in this window, but all the last cycle's slots are used
-            }
-        }
-        return cycles / (double) copies;
-    }
-
-    private static long gcd(long a, long b) {
-        return b == 0 ? a : gcd(b, a % b);
-    }
-
-    /**
-     * The decoders ({@link Pipeline#decode}) fed without pause: a cycle's group starts on the complex decoder and
-     * takes up to {@code decoders} instructions and {@code decodeUops} fused micro-ops, the later ones single
-     * micro-op instructions only; a microcoded instruction takes the switch and its micro-ops at the sequencer's
-     * rate alone. Groups are formed until one starts at an instruction a group started at before.
-     */
-    private static double decoders(BlockFacts p) {
-        CoreParams c = p.core;
-        int n = p.n;
-        long[] seenCycles = new long[n];
-        long[] seenAt = new long[n];
-        java.util.Arrays.fill(seenAt, -1);
-        long cycles = 0;
-        long j = 0;
-        int at = 0; // j % n
-        while (true) {
-            if (seenAt[at] >= 0) {
-                return (cycles - seenCycles[at]) / (double) ((j - seenAt[at]) / n);
-            }
-            seenAt[at] = j;
-            seenCycles[at] = cycles;
-            InstructionShape first = p.shape[at];
-            if (first.microcoded()) {
-                int u = first.decodeUops();
-                cycles += c.msSwitchCycles() + (u + c.msUopsPerCycle() - 1) / c.msUopsPerCycle();
-                j++;
-                at = at + 1 == n ? 0 : at + 1;
-                continue;
-            }
-            int count = 0;
-            int uops = 0;
-            int immediates = 0;
-            int mostImmediates = c.decodeImmediates() > 0 ? c.decodeImmediates() : Integer.MAX_VALUE;
-            while (count < c.decoders()) {
-                InstructionShape s = p.shape[at];
-                int u = s.decodeUops();
-                if (count > 0 && (s.microcoded() || s.complex() || uops + u > c.decodeUops())) {
-                    break;
-                }
-                if (s.immediateField() && immediates++ >= mostImmediates) {
-                    break;
-                }
-                uops += u;
-                count++;
-                j++;
-                at = at + 1 == n ? 0 : at + 1;
-                if (p.fusedTail[at]) { // the jump fused with it takes no decoder of its own
-                    j++;
-                    at = at + 1 == n ? 0 : at + 1;
-                }
-                if (s.decodedAlone()) {
-                    break; // nothing after it this cycle
-                }
-            }
-            cycles++;
-        }
-    }
-
-    /**
-     * The port bound, exact for an ideal scheduler: over every set P of ports, the micro-ops that can only use
-     * ports of P need (their count) ÷ |P| cycles; a divider's busy cycles count on the divider alone.
-     */
-    private static double ports(BlockFacts p, int[] bestSetOut) {
-        int entries = 0;
-        for (int[] d : p.demand) {
-            entries += d.length;
-        }
-        int[] masks = new int[entries]; // the distinct port sets, in order of first use, and their micro-ops
-        double[] amounts = new double[entries];
-        int[] distinct = new int[1];
-        forEachDemand(p, (i, mask, amount) -> {
-            int q = 0;
-            while (q < distinct[0] && masks[q] != mask) {
-                q++;
-            }
-            if (q == distinct[0]) {
-                masks[distinct[0]++] = mask;
-            }
-            amounts[q] += amount;
-        });
-        int k = distinct[0];
-        // The best P is a union of the micro-ops' own port sets (any other P holds no more micro-ops than the
-        // union of the sets inside it, on no fewer ports), and a block has few distinct sets. Candidates: the
-        // unions of the distinct sets when they are few, else every subset of the ports used.
-        int union = 0;
-        for (int q = 0; q < k; q++) {
-            union |= masks[q];
-        }
-        boolean unions = k <= Integer.bitCount(union);
-        double total = 0;
-        for (int q = 0; q < k; q++) {
-            total += amounts[q];
-        }
-        // In union mode, the union of choice's sets: that of choice less its lowest member, and that member's.
-        int[] unionOf = unions ? new int[1 << k] : null;
-        double best = 0;
-        int bestSet = 0;
-        int next = union;
-        for (int choice = 1; unions ? choice < 1 << k : next != 0; choice++) {
-            int set;
-            if (unions) {
-                set = unionOf[choice & (choice - 1)] | masks[Integer.numberOfTrailingZeros(choice)];
-                unionOf[choice] = set;
-            } else {
-                set = next;
-                next = (next - 1) & union;
-            }
-            int size = Integer.bitCount(set);
-            if (total / size < best) {
-                continue; // even every micro-op on these ports would not reach the best (a partial sum of
-                          // non-negative terms never exceeds the whole sum, in floating point too)
-            }
-            double load = 0;
-            for (int q = 0; q < k; q++) {
-                if ((masks[q] & ~set) == 0) {
-                    load += amounts[q];
-                }
-            }
-            double bound = load / size;
-            if (bound > best || bound == best && bound > 0 && Integer.bitCount(set) < Integer.bitCount(bestSet)) {
-                best = bound;
-                bestSet = set;
-            }
-        }
-        bestSetOut[0] = bestSet;
-        return best;
-    }
-
-    /** Each instruction's micro-ops (a divider: its busy cycles) whose ports all lie in {@code bestSet}, into share. */
-    private static void portShares(BlockFacts p, int bestSet, double[] share) {
-        for (int i = 0; i < p.n && bestSet != 0; i++) {
-            if (eliminated(p, i)) {
-                continue;
-            }
-            int[] d = p.demand[i];
-            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
-                if ((demandMask(p, d, e) & ~bestSet) == 0) {
-                    share[i] += demandAmount(d, e) * executedShare(p, i);
-                }
-            }
-        }
-    }
-
-    /** The share of iterations instruction i executes in: below 1 for a fold the renamer eliminates. */
-    private static double executedShare(BlockFacts p, int i) {
-        return p.executedShare == null ? 1 : p.executedShare[i];
     }
 
     /**
@@ -628,252 +332,6 @@ public final class Bounds {
 
     /** Every port demand of the block's instructions that are not eliminated at rename, in block order. */
     public static void forEachDemand(BlockFacts p, DemandSink sink) {
-        for (int i = 0; i < p.n; i++) {
-            if (eliminated(p, i)) {
-                continue;
-            }
-            int[] d = p.demand[i];
-            double share = executedShare(p, i);
-            for (int e = 0; e < d.length; e += d[e] < 0 ? 2 : 1) {
-                sink.accept(i, demandMask(p, d, e), demandAmount(d, e) * share);
-            }
-        }
-    }
-
-    /** Whether instruction i's micro-ops are eliminated at rename (as long as elimination slots last). */
-    private static boolean eliminated(BlockFacts p, int i) {
-        return p.options.moveElimination() && p.shape[i].moveRegisterFile() > 0;
-    }
-
-    /** The ports of demand entry e: a port group's, or a divider's (a negative entry, its busy cycles after it). */
-    private static int demandMask(BlockFacts p, int[] d, int e) {
-        return d[e] < 0 ? 1 << (-d[e] - 1) : p.context.ports().groupMask(d[e]);
-    }
-
-    /** What demand entry e puts on its ports: one micro-op, or a divider's busy cycles. */
-    private static double demandAmount(int[] d, int e) {
-        return d[e] < 0 ? d[e + 1] : 1;
-    }
-
-    /**
-     * The latency bound: the maximum cycle ratio of the dependency graph, each edge weighing what the second
-     * machine waits along it (a producer's latency less the consumer's read-advance; for a load+operation, the
-     * load's latency only on its address sources; store forwarding on memory sources; nothing for an
-     * eliminated move), each loop-carried edge one iteration. Karp's maximum mean cycle over paths that cross
-     * k iteration boundaries: D_k(v) is the heaviest such path ending at v.
-     */
-    private static double latency(BlockFacts p, List<Integer> critical) {
-        int n = p.n;
-        CoreParams c = p.core;
-        if (!anyLoopCarried(p)) {
-            return 0; // every edge runs forward in the block: no cycle
-        }
-        // Every cycle lies within one strongly connected component, so Karp needs only the instructions of those
-        // that hold one: in block order, ord[j] is the j-th of them and idx[v] its place (-1: on no cycle).
-        boolean[] onCycle = cycleNodes(p);
-        int[] idx = new int[n];
-        int m = 0;
-        for (int v = 0; v < n; v++) {
-            idx[v] = onCycle[v] ? m++ : -1;
-        }
-        if (m == 0) {
-            return 0;
-        }
-        int[] ord = new int[m];
-        int maxDistance = 1;
-        double[] w = new double[p.producers.length / 2]; // each source's weight, once
-        for (int v = 0; v < n; v++) {
-            if (idx[v] < 0) {
-                continue;
-            }
-            ord[idx[v]] = v;
-            for (int k = p.start[v]; k < p.start[v + 1]; k++) {
-                if (idx[p.producers[2 * k]] >= 0) {
-                    maxDistance = Math.max(maxDistance, p.producers[2 * k + 1]);
-                    w[k] = weight(p, c, v, k);
-                }
-            }
-        }
-        int layers = m * maxDistance; // Karp's N: the nodes of the graph with unit transit edges
-        double minus = Double.NEGATIVE_INFINITY;
-        double[] d = new double[(layers + 1) * m]; // d[layer * m + j]
-        int[] from = new int[(layers + 1) * m]; // the deciding producer's (layer * m + j), or -1
-        java.util.Arrays.fill(d, m, d.length, minus); // layer 0: every node starts at 0
-        java.util.Arrays.fill(from, -1);
-        for (int layer = 0; layer <= layers; layer++) {
-            for (int j = 0; j < m; j++) {
-                int v = ord[j];
-                int at = layer * m + j;
-                for (int k = p.start[v]; k < p.start[v + 1]; k++) {
-                    int u = p.producers[2 * k];
-                    int back = p.producers[2 * k + 1];
-                    if (idx[u] < 0 || layer - back < 0 || back == 0 && u >= v) {
-                        continue;
-                    }
-                    double du = d[(layer - back) * m + idx[u]];
-                    if (du == minus) {
-                        continue;
-                    }
-                    double t = du + w[k];
-                    if (t > d[at]) {
-                        d[at] = t;
-                        from[at] = (layer - back) * m + idx[u];
-                    }
-                }
-            }
-        }
-        double best = 0;
-        int bestNode = -1;
-        for (int j = 0; j < m; j++) {
-            double last = d[layers * m + j];
-            if (last == minus) {
-                continue;
-            }
-            double worst = Double.POSITIVE_INFINITY;
-            for (int k = 0; k < layers; k++) {
-                if (d[k * m + j] != minus) {
-                    worst = Math.min(worst, (last - d[k * m + j]) / (layers - k));
-                }
-            }
-            if (worst != Double.POSITIVE_INFINITY && worst > best + 1e-12) {
-                best = worst;
-                bestNode = j;
-            }
-        }
-        if (bestNode >= 0) { // follow the deciding producers back: the first node met twice closes the cycle
-            int[] seenAt = new int[m]; // position in the path + 1 (0: not met)
-            int[] path = new int[layers + 2];
-            int length = 0;
-            int at = layers * m + bestNode;
-            while (at >= 0) {
-                int j = at % m;
-                if (seenAt[j] > 0) {
-                    boolean[] cycle = new boolean[n];
-                    for (int q = seenAt[j] - 1; q < length; q++) {
-                        cycle[ord[path[q]]] = true;
-                    }
-                    for (int v = 0; v < n; v++) {
-                        if (cycle[v]) {
-                            critical.add(v);
-                        }
-                    }
-                    break;
-                }
-                path[length++] = j;
-                seenAt[j] = length;
-                at = from[at];
-            }
-        }
-        return best;
-    }
-
-    /**
-     * The instructions on a cycle of the latency bound's graph (the sources Karp follows): the members of its
-     * strongly connected components with more than one instruction or a source from themselves (Tarjan's
-     * algorithm, iterative, along sources from consumer to producer: the same components).
-     */
-    private static boolean[] cycleNodes(BlockFacts p) {
-        int n = p.n;
-        int[] index = new int[n];
-        int[] low = new int[n];
-        java.util.Arrays.fill(index, -1);
-        boolean[] onStack = new boolean[n];
-        int[] stack = new int[n];
-        int sp = 0;
-        int[] callNode = new int[n];
-        int[] callSource = new int[n];
-        boolean[] onCycle = new boolean[n];
-        int counter = 0;
-        for (int root = 0; root < n; root++) {
-            if (index[root] >= 0) {
-                continue;
-            }
-            int depth = 0;
-            callNode[0] = root;
-            callSource[0] = p.start[root];
-            index[root] = low[root] = counter++;
-            stack[sp++] = root;
-            onStack[root] = true;
-            while (depth >= 0) {
-                int v = callNode[depth];
-                int k = callSource[depth];
-                int end = p.shape[v].noPort() ? p.start[v] : p.start[v + 1]; // done at rename: waits for nothing
-                if (k < end) {
-                    callSource[depth] = k + 1;
-                    int u = p.producers[2 * k];
-                    if (p.producers[2 * k + 1] == 0 && u >= v) {
-                        continue;
-                    }
-                    if (index[u] < 0) {
-                        index[u] = low[u] = counter++;
-                        stack[sp++] = u;
-                        onStack[u] = true;
-                        callNode[++depth] = u;
-                        callSource[depth] = p.start[u];
-                    } else if (onStack[u]) {
-                        low[v] = Math.min(low[v], index[u]);
-                    }
-                    continue;
-                }
-                if (low[v] == index[v]) { // v roots a component: the stack down to v
-                    int top = sp;
-                    do {
-                        onStack[stack[--sp]] = false;
-                    } while (stack[sp] != v);
-                    boolean cycle = top - sp > 1;
-                    for (int q = p.start[v]; q < end && !cycle; q++) {
-                        cycle = p.producers[2 * q] == v; // its own source, from an earlier iteration
-                    }
-                    for (int q = sp; q < top && cycle; q++) {
-                        onCycle[stack[q]] = true;
-                    }
-                }
-                if (--depth >= 0) {
-                    int parent = callNode[depth];
-                    low[parent] = Math.min(low[parent], low[v]);
-                }
-            }
-        }
-        return onCycle;
-    }
-
-    /** Whether any source comes from an earlier iteration (only then can the graph have a cycle). */
-    private static boolean anyLoopCarried(BlockFacts p) {
-        for (int k = 1; k < p.producers.length; k += 2) {
-            if (p.producers[k] > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** What consumer {@code v} waits along its source {@code k}, from the producer's result to its own. */
-    private static double weight(BlockFacts p, CoreParams c, int v, int k) {
-        int loadLatency = p.loadLatency[v];
-        int lat = p.latency[v];
-        boolean eliminated = p.options.moveElimination() && p.shape[v].moveRegisterFile() > 0;
-        if (eliminated) {
-            lat = 0;
-        }
-        if (p.executedShare != null && p.fold[v] != null) { // a fold has its latency only when it executes
-            return lat * p.executedShare[v];
-        }
-        int opLatency = p.loading[v] ? (eliminated ? 0 : p.opLatency[v]) : lat; // a two-step instruction's second step
-        int loadStep = p.loading[v] ? loadLatency : 1;
-        if (p.memorySource[k] && p.renamed(v, p.producers[2 * k], k)) { // renamed: the data a cycle before the store
-            return -1 + (p.twoStep[v] ? opLatency : Math.max(0, lat - p.context.params().loadLatency()));
-        }
-        if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
-            double arrive = p.options.storeForwarding()
-                    ? (p.storing[v] && p.twoStep[v] ? c.rmwForwardCycles() : c.storeForwardLatency()) - loadLatency
-                            + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)
-                    : 0;
-            return arrive + (p.twoStep[v] ? loadStep + opLatency : lat);
-        }
-        if (p.twoStep[v]) {
-            return p.addressSource[k] ? loadStep + opLatency
-                    : opLatency - (p.mergeSource[k] ? MergeOperand.early(opLatency, p.mergeCycles[v]) : 0);
-        }
-        return lat - p.readAdvance[v] - (p.mergeSource[k] ? MergeOperand.early(lat, p.mergeCycles[v]) : 0);
+        PortSpread.forEachDemand(p, sink);
     }
 }
