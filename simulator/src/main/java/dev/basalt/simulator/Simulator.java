@@ -15,6 +15,7 @@ import dev.basalt.simulator.params.PortGroups;
 import dev.basalt.simulator.params.Resolved;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.pipeline.Pipeline;
+import dev.basalt.simulator.pipeline.Scratch;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
@@ -43,7 +44,7 @@ public final class Simulator implements RunModel {
 
     private final CpuContext context;
     // Each thread's reusable arrays for the second machine's runs (a run is single-threaded and not nested).
-    private final ThreadLocal<Pipeline.Scratch> scratch = ThreadLocal.withInitial(Pipeline.Scratch::new);
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(Scratch::new);
 
     public Simulator(SimulatorParams params) {
         this(params, new InstructionFacts.Cache());

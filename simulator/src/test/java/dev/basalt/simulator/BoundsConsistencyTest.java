@@ -3,6 +3,7 @@ package dev.basalt.simulator;
 import dev.basalt.simulator.bounds.Bounds;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.simulator.pipeline.Pipeline;
+import dev.basalt.simulator.pipeline.Scratch;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.datasets.BlockFiles;
 import dev.basalt.datasets.Dataset;
@@ -50,7 +51,7 @@ class BoundsConsistencyTest {
 
     /** A line naming the block, the bound it beats and why, or null when it beats none. */
     private static String violation(Simulator sim, Simulator.Options options, BasicBlock block) {
-        Pipeline run = new Pipeline(sim.context(), block, options, false, new Pipeline.Scratch());
+        Pipeline run = new Pipeline(sim.context(), block, options, false, new Scratch());
         double cycles = run.run().cyclesPerIteration();
         Bounds bounds = sim.bounds(block, options);
         for (Bounds.Kind kind : Bounds.Kind.values()) {

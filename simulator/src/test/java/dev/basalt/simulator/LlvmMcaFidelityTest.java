@@ -1,6 +1,7 @@
 package dev.basalt.simulator;
 
 import dev.basalt.simulator.mca.LlvmMcaImporter;
+import dev.basalt.simulator.mca.LlvmMcaRunner;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.BasicBlock;
@@ -34,7 +35,7 @@ class LlvmMcaFidelityTest {
 
     /** Relative differences |ours − llvm-mca| / llvm-mca over the blocks both could run. */
     static double[] differences(List<BasicBlock> blocks, Microarchitecture uarch) throws Exception {
-        double[] mca = new LlvmMcaImporter("llvm-mc-14", "llvm-mca-14").llvmMcaThroughput(blocks, uarch, 100);
+        double[] mca = new LlvmMcaRunner("llvm-mc-14", "llvm-mca-14").llvmMcaThroughput(blocks, uarch, 100);
         Simulator sim = new Simulator(SimulatorParams.bundled(uarch));
         List<Double> d = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {

@@ -244,7 +244,8 @@ public class BlockFacts {
         int taken = loop ? context.ports().takenBranchGroup() : -1;
         if (options.secondGeneration() && options.microFusion() && !lf.macroFusion().isEmpty()) {
             for (int i = 0; i + 1 < n; i++) {
-                if (fusedTail[i] || !fuses(lf, block.instruction(i), block.instruction(i + 1), shape[i])) {
+                if (fusedTail[i]
+                        || !FrontEndFacts.fuses(lf, block.instruction(i), block.instruction(i + 1), shape[i])) {
                     continue;
                 }
                 // One micro-op on the jump's port does the flag setter's work and the jump's.
@@ -270,7 +271,8 @@ public class BlockFacts {
         this.blockBytes = Math.max(1, loop ? (bytes + core.predecodeBytes() - 1) / core.predecodeBytes()
                 * core.predecodeBytes() : bytes);
         this.fetchBytes = DenseCode.fetchBytes(core, n, Math.max(1, bytes));
-        this.source = loop ? uopSource(lf) : RunModel.UopSource.LEGACY;
+        this.source = loop ? FrontEndFacts.uopSource(lf, block, offset, shape, fusedTail)
+                : RunModel.UopSource.LEGACY;
         this.maxDemand = Math.max(1, widest);
         this.memory = new BhiveMemory.Program(block, steps, context.harness());
         this.storeCommit = storeCommitFloor();
@@ -301,85 +303,14 @@ public class BlockFacts {
         }
     }
 
-    /**
-     * Whether {@code jump} macro-fuses with {@code first} before it: the CPU's pairs ({@link
-     * CoreParams.LoopFrontEnd#macroFusion()}), and never a first instruction with both a memory operand and an
-     * immediate, nor a microcoded one.
-     */
-    static boolean fuses(CoreParams.LoopFrontEnd lf, Instruction first, Instruction jump, InstructionShape shape) {
-        if (jump.mnemonic().charAt(0) != 'j' || shape.microcoded() // most pairs: no jump, no string work
-                || !lf.fuses(first.mnemonic().toUpperCase(java.util.Locale.ROOT),
-                jump.mnemonic().toUpperCase(java.util.Locale.ROOT))) {
-            return false;
-        }
-        boolean memory = false;
-        boolean immediate = false;
-        for (int oi = 0, on = first.visibleOperands().size(); oi < on; oi++) {
-            dev.basalt.decoder.Operand op = first.visibleOperands().get(oi); // indexed: C1 allocates an iterator per loop
-            memory |= op instanceof dev.basalt.decoder.Operand.MemoryOperand;
-            immediate |= op instanceof dev.basalt.decoder.Operand.ImmediateOperand;
-        }
-        return !(memory && immediate);
-    }
-
     /** The fused micro-ops of one iteration as the front end delivers them. */
     public int iterationUops() {
-        int uops = 0;
-        for (InstructionShape s : shape) {
-            uops += s.decodeUops();
-        }
-        return uops;
-    }
-
-    /**
-     * Where a loop's micro-ops come from (as uiCA decides): the micro-op cache when every window of its code fits
-     * in the cache's ways and no jump is excluded by the JCC erratum, and then the loop stream detector instead
-     * when the CPU has one and the loop fits in it (and holds no microcoded instruction); else the legacy
-     * decoders.
-     */
-    private RunModel.UopSource uopSource(CoreParams.LoopFrontEnd lf) {
-        if (lf.dsbUopsPerCycle() == 0 || !fitsMicroOpCache(lf)) {
-            return RunModel.UopSource.LEGACY;
-        }
-        boolean microcoded = false;
-        for (InstructionShape s : shape) {
-            microcoded |= s.microcoded();
-        }
-        return lf.lsdUops() > 0 && !microcoded && iterationUops() <= lf.lsdUops() ? RunModel.UopSource.LSD
-                : RunModel.UopSource.DSB;
+        return FrontEndFacts.iterationUops(shape);
     }
 
     /** How many iterations the loop stream detector issues as one (1 for any other source). */
     public int lsdCopies() {
         return source == RunModel.UopSource.LSD ? core.loop().lsdCopies(iterationUops()) : 1;
-    }
-
-    private boolean fitsMicroOpCache(CoreParams.LoopFrontEnd lf) {
-        int w = lf.dsbWindowBytes();
-        int[] windowUops = new int[(int) ((offset[n - 1] + shape[n - 1].length()) / w) + 1];
-        for (int i = 0; i < n; i++) {
-            windowUops[offset[i] / w] += shape[i].decodeUops();
-            if (lf.jccErratum() && isJump(i)) {
-                // The jump, with its flag setter when fused: crossing or ending on a window boundary.
-                int first = fusedTail[i] ? i - 1 : i;
-                long begin = offset[first];
-                long end = offset[i] + shape[i].length(); // one past the last byte
-                if (begin / w != (end - 1) / w || end % w == 0) {
-                    return false;
-                }
-            }
-        }
-        for (int u : windowUops) {
-            if (u > lf.dsbWindowUops()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private boolean isJump(int i) {
-        String m = block.instruction(i).mnemonic();
-        return m.startsWith("j") || m.startsWith("loop") || m.equals("call") || m.equals("ret");
     }
 
     /** The macro-fused pairs, as the indices of their first instructions. */

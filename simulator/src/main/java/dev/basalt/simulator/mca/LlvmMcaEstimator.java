@@ -39,7 +39,7 @@ public final class LlvmMcaEstimator implements ThroughputEstimator {
      */
     public LlvmMcaEstimator(String llvmMc, String llvmMca) {
         for (String c : List.of(llvmMc, llvmMca)) {
-            if (!LlvmMcaImporter.available(c)) {
+            if (!LlvmMcaRunner.available(c)) {
                 throw new EstimatorUnavailableException(c + " is not installed (apt-get install llvm-14)");
             }
         }
@@ -85,7 +85,7 @@ public final class LlvmMcaEstimator implements ThroughputEstimator {
         checkSupported(uarch);
         double[] cycles;
         try {
-            cycles = new LlvmMcaImporter(llvmMc, llvmMca).llvmMcaThroughput(blocks, uarch, ITERATIONS);
+            cycles = new LlvmMcaRunner(llvmMc, llvmMca).llvmMcaThroughput(blocks, uarch, ITERATIONS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UncheckedIOException(new InterruptedIOException("interrupted while running " + llvmMca));

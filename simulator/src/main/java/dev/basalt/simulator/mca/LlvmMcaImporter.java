@@ -16,17 +16,12 @@ import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
@@ -38,31 +33,12 @@ import java.util.function.IntConsumer;
  * run, which reports every instruction's micro-ops, latency and per-port pressure. Each occurrence is mapped
  * back to Basalt's instruction form by position; a form gets its most frequent row. Pressure spread evenly
  * over a set of ports becomes that port group ({@code 0.25} on each of ports 0, 1, 5, 6 → one micro-op on
- * group {@code 0156}). A batch that llvm-mca rejects is split in halves until the offending block is found
- * and left out (and counted).
+ * group {@code 0156}, {@link ResourceGroups}). A batch that llvm-mca rejects is split in halves until the offending
+ * block is found and left out (and counted). The tools run in {@link LlvmMcaRunner}; this class turns their reports
+ * into rows, with the fixes some of llvm-mca's models need.
  */
 public final class LlvmMcaImporter {
 
-    /**
-     * The integer ALU ports' group for the generic fallback: the descriptor's {@code ALU} ports, or for the Intel
-     * CPUs 0156 (015 where there is no port 6, Ivy Bridge).
-     */
-    static String aluGroup(List<String> ports, Microarchitecture uarch) {
-        List<CpuDescriptor.Port> mapped = uarch.descriptor().llvmMcaPorts();
-        if (!mapped.isEmpty()) {
-            return mapped.stream().filter(p -> p.unit().equals("ALU")).map(CpuDescriptor.Port::port)
-                    .filter(ports::contains).reduce("", String::concat);
-        }
-        StringBuilder g = new StringBuilder();
-        for (String p : List.of("0", "1", "5", "6")) {
-            if (ports.contains(p)) {
-                g.append(p);
-            }
-        }
-        return g.toString();
-    }
-
-    private static final int BATCH = 1000;
     /**
      * The most micro-ops a row puts on one port group (the tuner's range, {@code ParameterLayout}): llvm-mca's Zen
      * models charge 100 ALU cycles to the instructions they leave unmodelled (microcoded: CPUID, string
@@ -76,13 +52,13 @@ public final class LlvmMcaImporter {
 
     private final String llvmMc;
     private final String llvmMca;
+    private final LlvmMcaRunner runner;
     private final ObjectMapper json = new ObjectMapper();
-    /** Wall time spent inside llvm-mca processes by {@link #llvmMcaThroughput}, for speed comparisons. */
-    private long llvmMcaNanos;
 
     public LlvmMcaImporter(String llvmMc, String llvmMca) {
         this.llvmMc = llvmMc;
         this.llvmMca = llvmMca;
+        this.runner = new LlvmMcaRunner(llvmMc, llvmMca);
     }
 
     /** What an import did. */
@@ -102,9 +78,9 @@ public final class LlvmMcaImporter {
         List<String> ports = new ArrayList<>();
         long imported = 0;
         long occurrences = 0;
-        for (int start = 0; start < blocks.size(); start += BATCH) {
-            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + BATCH));
-            List<List<String>> asm = disassemble(batch);
+        for (int start = 0; start < blocks.size(); start += LlvmMcaRunner.BATCH) {
+            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + LlvmMcaRunner.BATCH));
+            List<List<String>> asm = runner.disassemble(batch);
             List<BasicBlock> ok = new ArrayList<>();
             List<List<String>> okAsm = new ArrayList<>();
             for (int k = 0; k < batch.size(); k++) {
@@ -124,7 +100,7 @@ public final class LlvmMcaImporter {
                 }
                 imported++;
             }
-            progress.accept(Math.min(blocks.size(), start + BATCH));
+            progress.accept(Math.min(blocks.size(), start + LlvmMcaRunner.BATCH));
         }
         if (!ports.isEmpty()) {
             // Units the CPU has beyond llvm-mca's model of it (Zen 5's fourth AGU under llvm-mca-19's Zen 4 model)
@@ -156,7 +132,7 @@ public final class LlvmMcaImporter {
                 + " on the register sources of load-op forms");
         SimulatorParams params = new SimulatorParams(uarch.llvmName(), machine.dispatchWidth(), machine.robSize(),
                 machine.schedulerSize(), machine.loadLatency(), ports, forms, mnemonics,
-                new InstructionParams(1, 1, 0, Map.of(aluGroup(ports, uarch), 1)), provenance);
+                new InstructionParams(1, 1, 0, Map.of(ResourceGroups.aluGroup(ports, uarch), 1)), provenance);
         return new Report(params, blocks.size(), imported, occurrences, forms.size());
     }
 
@@ -194,64 +170,15 @@ public final class LlvmMcaImporter {
         return new Report(params, r.blocks(), r.blocksImported(), r.occurrences(), r.formsImported());
     }
 
-    /** Seconds spent inside llvm-mca (not llvm-mc) by {@link #llvmMcaThroughput} calls so far. */
+    /** Seconds spent inside llvm-mca by {@link #llvmMcaThroughput} calls so far ({@link LlvmMcaRunner}). */
     public double llvmMcaSeconds() {
-        return llvmMcaNanos / 1e9;
+        return runner.llvmMcaSeconds();
     }
 
-    /**
-     * llvm-mca's own throughput of each block: cycles per iteration over {@code iterations} iterations, all
-     * blocks as regions of one llvm-mca run (NaN for a block llvm-mc or llvm-mca cannot handle).
-     */
+    /** llvm-mca's own throughput of each block ({@link LlvmMcaRunner#llvmMcaThroughput}). */
     public double[] llvmMcaThroughput(List<BasicBlock> blocks, Microarchitecture uarch, int iterations)
             throws IOException, InterruptedException {
-        double[] out = new double[blocks.size()];
-        java.util.Arrays.fill(out, Double.NaN);
-        for (int start = 0; start < blocks.size(); start += BATCH) {
-            List<BasicBlock> batch = blocks.subList(start, Math.min(blocks.size(), start + BATCH));
-            List<List<String>> asm = disassemble(batch);
-            throughput(batch, asm, uarch, iterations, out, start);
-        }
-        return out;
-    }
-
-    private void throughput(List<BasicBlock> blocks, List<List<String>> asm, Microarchitecture uarch, int iterations,
-                            double[] out, int offset) throws IOException, InterruptedException {
-        StringBuilder in = new StringBuilder();
-        List<Integer> included = new ArrayList<>();
-        for (int k = 0; k < blocks.size(); k++) {
-            if (asm.get(k) == null) {
-                continue;
-            }
-            in.append("# LLVM-MCA-BEGIN b").append(k).append('\n');
-            asm.get(k).forEach(l -> in.append(l).append('\n'));
-            in.append("# LLVM-MCA-END\n");
-            included.add(k);
-        }
-        if (included.isEmpty()) {
-            return;
-        }
-        long t0 = System.nanoTime();
-        Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
-                "-iterations=" + iterations, "--json"), in.toString());
-        llvmMcaNanos += System.nanoTime() - t0;
-        if (r.exit == 0) {
-            JsonNode regions = json.readTree(r.out).path("CodeRegions");
-            if (regions.size() == included.size()) {
-                for (int k = 0; k < included.size(); k++) {
-                    JsonNode summary = regions.get(k).path("SummaryView");
-                    out[offset + included.get(k)] = summary.path("TotalCycles").asDouble() / iterations;
-                }
-                return;
-            }
-        }
-        if (blocks.size() == 1) {
-            return;
-        }
-        int half = blocks.size() / 2;
-        throughput(blocks.subList(0, half), asm.subList(0, half), uarch, iterations, out, offset);
-        throughput(blocks.subList(half, blocks.size()), asm.subList(half, asm.size()), uarch, iterations, out,
-                offset + half);
+        return runner.llvmMcaThroughput(blocks, uarch, iterations);
     }
 
     private static InstructionParams mostFrequent(Map<InstructionParams, Integer> rows) {
@@ -259,54 +186,6 @@ public final class LlvmMcaImporter {
                 .max(Comparator.<Map.Entry<InstructionParams, Integer>>comparingInt(Map.Entry::getValue)
                         .thenComparing(e -> e.getKey().toString(), Comparator.reverseOrder()))
                 .orElseThrow().getKey();
-    }
-
-    /** AT&T text of each instruction per block, or null for a block llvm-mc does not split as Basalt does. */
-    private List<List<String>> disassemble(List<BasicBlock> batch) throws IOException, InterruptedException {
-        List<List<String>> out = new ArrayList<>();
-        StringBuilder in = new StringBuilder();
-        for (BasicBlock b : batch) {
-            for (Instruction i : b.instructions()) {
-                in.append('[');
-                String hex = i.hex();
-                for (int k = 0; k < hex.length(); k += 2) {
-                    in.append(k == 0 ? "" : " ").append("0x").append(hex, k, k + 2);
-                }
-                in.append("] ");
-            }
-            in.append('\n');
-        }
-        Output r = run(List.of(llvmMc, "--disassemble", "-triple=x86_64-unknown-linux-gnu"), in.toString());
-        List<String> lines = new ArrayList<>();
-        String pending = "";
-        for (String line : r.out.split("\n")) {
-            String t = line.trim();
-            if (!t.isEmpty() && !t.startsWith(".") && !t.startsWith("#")) {
-                if (t.equals("lock")) { // llvm-mc prints a LOCK prefix on a line of its own
-                    pending = "lock ";
-                    continue;
-                }
-                lines.add(pending + t.replace('\t', ' '));
-                pending = "";
-            }
-        }
-        int total = batch.stream().mapToInt(BasicBlock::size).sum();
-        if (r.exit == 0 && r.err.isBlank() && lines.size() == total) {
-            int k = 0;
-            for (BasicBlock b : batch) {
-                out.add(new ArrayList<>(lines.subList(k, k + b.size())));
-                k += b.size();
-            }
-            return out;
-        }
-        if (batch.size() == 1) {
-            out.add(null);
-            return out;
-        }
-        int half = batch.size() / 2;
-        out.addAll(disassemble(batch.subList(0, half)));
-        out.addAll(disassemble(batch.subList(half, batch.size())));
-        return out;
     }
 
     private record Collected(BasicBlock block, List<InstructionParams> rows, List<String> ports) {
@@ -318,16 +197,9 @@ public final class LlvmMcaImporter {
         if (blocks.isEmpty()) {
             return List.of();
         }
-        StringBuilder in = new StringBuilder();
-        for (int k = 0; k < blocks.size(); k++) {
-            in.append("# LLVM-MCA-BEGIN b").append(k).append('\n');
-            asm.get(k).forEach(l -> in.append(l).append('\n'));
-            in.append("# LLVM-MCA-END\n");
-        }
-        Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
-                "--instruction-tables", "--json"), in.toString());
-        if (r.exit == 0) {
-            List<Collected> out = parse(r.out, blocks, uarch);
+        String report = runner.instructionTables(asm, uarch);
+        if (report != null) {
+            List<Collected> out = parse(report, blocks, uarch);
             if (out != null) {
                 return out;
             }
@@ -352,7 +224,7 @@ public final class LlvmMcaImporter {
                 throw new IOException("llvm-mca resource " + resource + " of " + uarch + " is not in its CPU "
                         + "descriptor's llvmMcaPorts");
             }
-            String port = mapped.map(CpuDescriptor.Port::port).orElseGet(() -> portName(resource));
+            String port = mapped.map(CpuDescriptor.Port::port).orElseGet(() -> ResourceGroups.portName(resource));
             ports.add(port);
             units.put(port, mapped.map(CpuDescriptor.Port::unit).orElse("port"));
         }
@@ -393,9 +265,9 @@ public final class LlvmMcaImporter {
             for (int i = 0; i < b.size(); i++) {
                 JsonNode info = infos.get(i);
                 boolean loadOp = info.path("mayLoad").asBoolean() && hasRegisterSource(b.instruction(i));
-                Map<String, Integer> groups = groups(pressure.get(i), units);
+                Map<String, Integer> groups = ResourceGroups.groups(pressure.get(i), units);
                 if (rebuilt && !accessesMemory(b.instruction(i), info)) {
-                    groups = aluForAgu(groups, units, aluGroup(ports, uarch));
+                    groups = ResourceGroups.aluForAgu(groups, units, ResourceGroups.aluGroup(ports, uarch));
                 }
                 groups.replaceAll((g, n) -> g.endsWith("Divider") ? n : Math.min(n, MAX_GROUP_UOPS));
                 int uops = info.path("NumMicroOpcodes").asInt();
@@ -406,10 +278,10 @@ public final class LlvmMcaImporter {
                     // already pending and the renamer's slots (ImmediateElimination, move elimination): the row is
                     // the instruction when it executes, one ALU micro-op.
                     uops = 1;
-                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), 1));
+                    groups = new TreeMap<>(Map.of(ResourceGroups.aluGroup(ports, uarch), 1));
                 }
                 int latency = info.path("Latency").asInt();
-                int store = plainStoreLatency(uarch);
+                int store = runner.plainStoreLatency(uarch);
                 if (info.path("mayStore").asBoolean() && store > 1 && latency >= store) {
                     // llvm-mca's Golden Cove model charges every store 12 cycles (a store-to-load round trip of
                     // its source tables), where Basalt's machine keeps forwarding in CoreParams: the row's latency
@@ -442,12 +314,13 @@ public final class LlvmMcaImporter {
                     // ALU micro-op of one cycle.
                     uops = 1;
                     latency = 1;
-                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), 1));
+                    groups = new TreeMap<>(Map.of(ResourceGroups.aluGroup(ports, uarch), 1));
                 }
                 if (store > 1 && b.instruction(i).mnemonic().equals("lea") && groups.size() == 1) {
                     // The same model puts every lea on port 1 alone; Golden Cove runs lea on its integer ALUs (one
                     // of 1 micro-op: the measured blocks with a lea were predicted 16% slow on port 1 alone).
-                    groups = new TreeMap<>(Map.of(aluGroup(ports, uarch), groups.values().iterator().next()));
+                    groups = new TreeMap<>(Map.of(ResourceGroups.aluGroup(ports, uarch),
+                            groups.values().iterator().next()));
                 }
                 rows.add(new InstructionParams(uops, latency, loadOp ? uarch.descriptor().loadLatency() : 0, groups));
             }
@@ -456,34 +329,6 @@ public final class LlvmMcaImporter {
         }
         return out;
     }
-
-    /**
-     * llvm-mca's latency of a plain register store ({@code mov [rax], rcx}) on {@code uarch}: 1 in its older Intel
-     * models, 12 in its Golden Cove ones. Asked once per CPU.
-     */
-    private int plainStoreLatency(Microarchitecture uarch) throws IOException {
-        Integer known = storeLatencies.get(uarch.llvmName());
-        if (known != null) {
-            return known;
-        }
-        int latency = 1;
-        try {
-            Output r = run(List.of(llvmMca, "-mtriple=x86_64-unknown-linux-gnu", "-mcpu=" + uarch.llvmName(),
-                    "--instruction-tables", "--json"), "movq %rcx, (%rax)\n");
-            JsonNode info = json.readTree(r.out).path("CodeRegions").path(0).path("InstructionInfoView")
-                    .path("InstructionList").path(0);
-            if (r.exit == 0 && info.has("Latency")) {
-                latency = info.path("Latency").asInt();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
-        storeLatencies.put(uarch.llvmName(), latency);
-        return latency;
-    }
-
-    private final Map<String, Integer> storeLatencies = new HashMap<>();
 
     /** Scalar or packed single or double add or subtract, SSE or AVX, of at most 256 bits. */
     private static boolean fastAdder(Instruction insn) {
@@ -531,22 +376,6 @@ public final class LlvmMcaImporter {
                 .stream().anyMatch(p -> MEMORY_UNITS.contains(p.unit()));
     }
 
-    /**
-     * An instruction that does not access memory but that llvm-mca puts on address-generation units ({@code lea} in
-     * its Zen 4 model) gets the integer ALUs instead: where the machine rebuilds memory micro-ops, AGU groups are
-     * memory ports and would leave it no micro-op at all, and Zen executes {@code lea} on its ALUs (AMD's Software
-     * Optimization Guide for family 19h, "LEA instruction").
-     */
-    static Map<String, Integer> aluForAgu(Map<String, Integer> groups, Map<String, String> units, String alu) {
-        if (alu.isEmpty()) {
-            return groups;
-        }
-        Map<String, Integer> out = new TreeMap<>();
-        groups.forEach((g, n) -> out.merge(!g.isEmpty() && g.chars().allMatch(c -> "AGU".equals(
-                units.get(String.valueOf((char) c)))) ? alu : g, n, Integer::sum));
-        return out;
-    }
-
     /** True if a visible register operand is read (the operand a load-op instruction may read late). */
     private static boolean hasRegisterSource(Instruction insn) {
         for (Operand o : insn.operands()) {
@@ -555,96 +384,5 @@ public final class LlvmMcaImporter {
             }
         }
         return false;
-    }
-
-    /** {@code HWPort0} → {@code 0}; Ivy Bridge's {@code SBPort23.0/.1} → {@code 2}/{@code 3}; dividers. */
-    static String portName(String resource) {
-        String r = resource.replace("\u0000", "0").replace("\u0001", "1");
-        if (r.endsWith("FPDivider")) {
-            return "FPDivider";
-        }
-        if (r.endsWith("Divider")) {
-            return "Divider";
-        }
-        int p = r.indexOf("Port");
-        if (p < 0) {
-            return r;
-        }
-        String rest = r.substring(p + 4);
-        if (rest.startsWith("23.")) {
-            return rest.endsWith("0") ? "2" : "3";
-        }
-        return rest;
-    }
-
-    /**
-     * Even pressure over a set of ports of one unit → one group with that many micro-ops; divider cycles as
-     * they are. {@code units} gives each port's unit (absent: one unit for all).
-     */
-    static Map<String, Integer> groups(Map<String, Double> usage, Map<String, String> units) {
-        Map<String, Integer> out = new TreeMap<>();
-        Map<String, List<String>> byLevel = new TreeMap<>();
-        for (Map.Entry<String, Double> e : usage.entrySet()) {
-            if (e.getValue() <= 0) {
-                continue;
-            }
-            if (e.getKey().endsWith("Divider")) {
-                out.put(e.getKey(), (int) Math.round(e.getValue()));
-            } else {
-                byLevel.computeIfAbsent(units.getOrDefault(e.getKey(), "port") + " " + Math.round(e.getValue() * 1e6),
-                        k -> new ArrayList<>()).add(e.getKey());
-            }
-        }
-        for (Map.Entry<String, List<String>> e : byLevel.entrySet()) {
-            List<String> ps = e.getValue();
-            ps.sort(Comparator.naturalOrder());
-            long level = Long.parseLong(e.getKey().substring(e.getKey().indexOf(' ') + 1));
-            int uops = (int) Math.max(1, Math.round(level / 1e6 * ps.size()));
-            out.merge(String.join("", ps), uops, Integer::sum);
-        }
-        return out;
-    }
-
-    /** Whether {@code command} (llvm-mc or llvm-mca) runs here ({@code command --version} exits with 0). */
-    public static boolean available(String command) {
-        try {
-            Process p = new ProcessBuilder(command, "--version").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private record Output(int exit, String out, String err) {
-    }
-
-    private static Output run(List<String> command, String input) throws IOException, InterruptedException {
-        Path in = Files.createTempFile("basalt-import", ".txt");
-        try {
-            Files.writeString(in, input, StandardCharsets.UTF_8);
-            List<String> cmd = new ArrayList<>(command);
-            cmd.add(in.toString());
-            Process p = new ProcessBuilder(cmd).start();
-            CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return p.getErrorStream().readAllBytes();
-                } catch (IOException e) {
-                    return new byte[0];
-                }
-            });
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(600, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException(command.get(0) + " timed out");
-            }
-            return new Output(p.exitValue(), new String(out, StandardCharsets.UTF_8),
-                    new String(err.join(), StandardCharsets.UTF_8));
-        } finally {
-            Files.deleteIfExists(in);
-        }
     }
 }
