@@ -3,6 +3,7 @@ package dev.basalt.difftune;
 import dev.basalt.datasets.Metrics;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.CoreParamsBuilder;
 import dev.basalt.simulator.params.DenseCode;
 import dev.basalt.simulator.params.ImmediateElimination;
 import dev.basalt.simulator.params.InstructionParams;
@@ -16,8 +17,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BiFunction;
 import java.util.function.Consumer;
+import java.util.function.BiFunction;
 
 /**
  * The machine of a table fitted to measurements, before its rows are: a discrete search over what {@link
@@ -57,27 +58,20 @@ public final class MachineSearch {
         d.add(new Dimension("issue width", List.of("4", "5", "6", "8"), (t, v) -> {
             int w = Integer.parseInt(v);
             CoreParams c = t.core();
-            return t.toBuilder().dispatchWidth(w).core(core(c, b -> {
-                b.issueWidth = w;
-                b.retireWidth = Math.max(c.retireWidth(), w);
-            })).build();
+            return t.toBuilder().dispatchWidth(w)
+                    .core(c.toBuilder().issueWidth(w).retireWidth(Math.max(c.retireWidth(), w)).build()).build();
         }));
         d.add(new Dimension("decoders", List.of("4", "5", "6"), (t, v) -> {
             int n = Integer.parseInt(v);
             CoreParams c = t.core();
-            return t.withCore(core(c, b -> {
-                b.decoders = n;
-                b.decodeUops = Math.max(c.decodeUops(), n);
-                b.predecodeWidth = Math.max(c.predecodeWidth(), n);
-            }));
+            return t.withCore(c.toBuilder().decoders(n).decodeUops(Math.max(c.decodeUops(), n))
+                    .predecodeWidth(Math.max(c.predecodeWidth(), n)).build());
         }));
         d.add(new Dimension("fetch", List.of("16 bytes, aligned", "32 bytes, aligned", "32 bytes, sliding"),
-                (t, v) -> t.withCore(core(t.core(), b -> {
-                    b.predecodeBytes = v.startsWith("16") ? 16 : 32;
-                    b.slidingFetch = v.endsWith("sliding");
-                }))));
+                (t, v) -> t.withCore(t.core().toBuilder().predecodeBytes(v.startsWith("16") ? 16 : 32)
+                        .slidingFetch(v.endsWith("sliding")).build())));
         d.add(new Dimension("immediate fields decoded a cycle", List.of("any", "4"),
-                (t, v) -> t.withCore(core(t.core(), b -> b.decodeImmediates = v.equals("any") ? 0 : 4))));
+                (t, v) -> t.withCore(t.core().toBuilder().decodeImmediates(v.equals("any") ? 0 : 4).build())));
         d.add(new Dimension("integer ALUs", List.of("as the table", "one more"),
                 (t, v) -> v.equals("one more") ? withAluPort(t) : t));
         d.add(new Dimension("load ports", List.of("as the table", "one more"),
@@ -86,7 +80,7 @@ public final class MachineSearch {
                 (t, v) -> v.equals("one more") ? withStoreDataPort(t) : t));
         d.add(new Dimension("dense code", List.of("as the table", "16 bytes a cycle"),
                 (t, v) -> v.equals("as the table") ? t
-                        : t.withCore(core(t.core(), b -> b.denseCode = new DenseCode(16, 16)))));
+                        : t.withCore(t.core().toBuilder().denseCode(new DenseCode(16, 16)).build())));
         d.add(new Dimension("loads of one bank a cycle", List.of("as the table", "2"),
                 (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withSameBankLoads(2))));
         d.add(new Dimension("stores of two lines a cycle", List.of("as the table", "1"),
@@ -96,10 +90,8 @@ public final class MachineSearch {
                         ? new ImmediateElimination(5, 1024) : null))));
         d.add(new Dimension("store forwarding", List.of("as the table", "2 cycles to a waiting load",
                 "3 cycles to a waiting load"), (t, v) -> v.equals("as the table") ? t
-                : t.withCore(core(t.core(), b -> {
-                    b.storeForwardLatency = v.startsWith("2") ? 2 : 3;
-                    b.forwardToWaitingLoads = true;
-                }))));
+                : t.withCore(t.core().toBuilder().storeForwardLatency(v.startsWith("2") ? 2 : 3)
+                        .forwardToWaitingLoads(true).build())));
         d.add(new Dimension("forwarding to a read-modify-write", List.of("as the table", "5 cycles"),
                 (t, v) -> v.equals("as the table") ? t : t.withCore(t.core().withRmwForwardLatency(5))));
         d.add(new Dimension("RIP-relative stores, leas and immediates", List.of("as the table", "complex decoder"),
@@ -107,10 +99,8 @@ public final class MachineSearch {
         d.add(new Dimension("reorder buffer", List.of("as the table", "352", "512"),
                 (t, v) -> v.equals("as the table") ? t : t.withRobSize(Integer.parseInt(v))));
         d.add(new Dimension("three-component lea", List.of("as the table", "like any lea"),
-                (t, v) -> v.equals("as the table") ? t : t.withCore(core(t.core(), b -> {
-                    b.slowLeaPorts = "";
-                    b.slowLeaLatency = 1;
-                }))));
+                (t, v) -> v.equals("as the table") ? t
+                        : t.withCore(t.core().toBuilder().slowLeaPorts("").slowLeaLatency(1).build())));
         return d;
     }
 
@@ -189,22 +179,24 @@ public final class MachineSearch {
 
     /** The table with one more load port. */
     static SimulatorParams withLoadPort(SimulatorParams t) {
-        return withMemoryPort(t, "load", t.core().loadPorts(), (b, ports) -> b.loadPorts = ports);
+        return withMemoryPort(t, "load", t.core().loadPorts(), (b, ports) -> b.loadPorts(ports));
     }
 
     /** {@code t} with one more store-data port (a second store a cycle: Ice Lake and later). */
     static SimulatorParams withStoreDataPort(SimulatorParams t) {
-        return withMemoryPort(t, "store-data", t.core().storeDataPorts(), (b, ports) -> b.storeDataPorts = ports);
+        return withMemoryPort(t, "store-data", t.core().storeDataPorts(), (b, ports) -> b.storeDataPorts(ports));
     }
 
     // A new port joins the core's memory ports of one kind; the rows keep theirs (the core places memory micro-ops).
     private static SimulatorParams withMemoryPort(SimulatorParams t, String kind, String ports,
-                                                  java.util.function.BiConsumer<Core, String> set) {
+                                                  java.util.function.BiConsumer<CoreParamsBuilder, String> set) {
         if (ports.isEmpty()) {
             throw new IllegalArgumentException("the table names no " + kind + " ports");
         }
         String port = newPort(t.ports());
-        return withPort(t, port, g -> g, core(t.core(), b -> set.accept(b, ports + port)));
+        CoreParamsBuilder b = t.core().toBuilder();
+        set.accept(b, ports + port);
+        return withPort(t, port, g -> g, b.build());
     }
 
     private static String newPort(List<String> ports) {
@@ -236,53 +228,5 @@ public final class MachineSearch {
         Map<String, Integer> ports = new TreeMap<>();
         r.ports().forEach((g, u) -> ports.merge(group.apply(g), u, Integer::sum));
         return new InstructionParams(r.uops(), r.latency(), r.readAdvance(), ports, r.fusedUops());
-    }
-
-    /** The settable copy of a machine's parameters this search changes. */
-    private static final class Core {
-        int predecodeBytes;
-        int predecodeWidth;
-        int decoders;
-        int decodeUops;
-        int issueWidth;
-        int retireWidth;
-        int storeForwardLatency;
-        String loadPorts;
-        String slowLeaPorts;
-        int slowLeaLatency;
-        boolean slidingFetch;
-        int decodeImmediates;
-        boolean forwardToWaitingLoads;
-        DenseCode denseCode;
-        String storeDataPorts;
-    }
-
-    private static CoreParams core(CoreParams c, Consumer<Core> change) {
-        Core b = new Core();
-        b.predecodeBytes = c.predecodeBytes();
-        b.predecodeWidth = c.predecodeWidth();
-        b.decoders = c.decoders();
-        b.decodeUops = c.decodeUops();
-        b.issueWidth = c.issueWidth();
-        b.retireWidth = c.retireWidth();
-        b.storeForwardLatency = c.storeForwardLatency();
-        b.loadPorts = c.loadPorts();
-        b.slowLeaPorts = c.slowLeaPorts();
-        b.slowLeaLatency = c.slowLeaLatency();
-        b.slidingFetch = c.slidingFetch();
-        b.decodeImmediates = c.decodeImmediates();
-        b.forwardToWaitingLoads = c.forwardToWaitingLoads();
-        b.denseCode = c.denseCode();
-        b.storeDataPorts = c.storeDataPorts();
-        change.accept(b);
-        return new CoreParams(b.predecodeBytes, b.predecodeWidth, c.lcpPenalty(), c.instructionQueue(), b.decoders,
-                b.decodeUops, c.msSwitchCycles(), c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), b.issueWidth,
-                b.retireWidth, c.moveEliminationSlots(), c.moveEliminationCycles(), b.storeForwardLatency,
-                c.unlamination(), b.loadPorts, c.storeAddressPorts(), b.storeDataPorts, b.slowLeaPorts,
-                b.slowLeaLatency, c.storeForwardFailPenalty(), c.lockCycles(), c.cacheBanks(),
-                c.falseOutputDependencies(), c.loop(), c.dividers(), c.fences(), c.memoryRenaming(),
-                c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(), c.immediateElimination(), b.slidingFetch,
-                b.decodeImmediates, b.forwardToWaitingLoads, c.sameBankLoads(), b.denseCode, c.storeCommit(),
-                c.rmwForwardLatency(), c.x87AssistCycles(), c.ripComplexDecode());
     }
 }

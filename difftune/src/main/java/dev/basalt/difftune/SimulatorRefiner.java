@@ -290,16 +290,9 @@ public final class SimulatorRefiner {
                     if (v[which] < (which == 2 ? 1 : 0) || v[which] > 12) {
                         continue;
                     }
-                    dev.basalt.simulator.params.CoreParams changed = new dev.basalt.simulator.params.CoreParams(c.predecodeBytes(),
-                            c.predecodeWidth(), v[4], c.instructionQueue(), c.decoders(), c.decodeUops(), v[3],
-                            c.msUopsPerCycle(), c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(),
-                            v[1], v[2], v[0], c.unlamination(), c.loadPorts(), c.storeAddressPorts(),
-                            c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(), c.storeForwardFailPenalty(),
-                            c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers(),
-                            c.fences(), c.memoryRenaming(), c.pageWalkCycles(), c.portBinding(), c.popRspDecoding(),
-                            c.immediateElimination(), c.slidingFetch(), c.decodeImmediates(),
-                            c.forwardToWaitingLoads(), c.sameBankLoads(), c.denseCode(), c.storeCommit(),
-                            c.rmwForwardLatency(), c.x87AssistCycles(), c.ripComplexDecode());
+                    dev.basalt.simulator.params.CoreParams changed = c.toBuilder().storeForwardLatency(v[0])
+                            .moveEliminationSlots(v[1]).moveEliminationCycles(v[2]).msSwitchCycles(v[3])
+                            .lcpPenalty(v[4]).build();
                     SimulatorParams candidate = current.withCore(changed);
                     double t = Metrics.mape(simulate(candidate, train, options), trainMeasured);
                     if (t >= trainMape - 1e-6) {

@@ -263,30 +263,11 @@ public final class Simulator implements RunModel {
     }
 
     /**
-     * The issue bound of the second machine: fused micro-ops per iteration at the renamer ÷ its issue width (the
-     * dispatch bound of {@link #bottleneck} without running the block).
+     * The issue bound of the second machine: fused micro-ops per iteration at the renamer ÷ its issue width — the
+     * bounds' own issue term ({@link Bounds#issue()}), computed in that one place.
      */
     public double issueBound(BasicBlock block, Options options) {
-        boolean[] stackOp = Sources.stackOps(block);
-        double slots = 0;
-        for (int i = 0; i < block.size(); i++) {
-            Instruction insn = block.instruction(i);
-            InstructionParams row = resolve(insn.form()).row();
-            slots += shapeOf(insn, row, microOps(insn, row, stackOp[i], options), options).issueUops();
-        }
-        return slots / params().core().issueWidth();
-    }
-
-    /** {@link #microOps} of {@code insn} with row {@code row}: its loads, its store, the stack engine's update. */
-    int[] microOps(Instruction insn, InstructionParams row, boolean stackOp, Options options) {
-        return ports().microOps(row, InstructionShape.loads(insn), InstructionShape.stores(insn),
-                options.stackEngine() && stackOp);
-    }
-
-    /** The second machine's shape of {@code insn}, whose micro-ops are {@code ops}. */
-    InstructionShape shapeOf(Instruction insn, InstructionParams row, int[] ops, Options options) {
-        return InstructionShape.of(insn, row, Math.max(1, PortGroups.portMicroOps(ops)), params().core(),
-                options.microFusion(), options.moveElimination());
+        return bounds(block, options).issue();
     }
 
     /**

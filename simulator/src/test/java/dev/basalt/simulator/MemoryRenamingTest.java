@@ -25,13 +25,7 @@ class MemoryRenamingTest {
     private static SimulatorParams table(boolean renaming) {
         SimulatorParams t = SimulatorParams.bundled(ZEN5);
         CoreParams c = t.core();
-        return t.withCore(new CoreParams(c.predecodeBytes(), c.predecodeWidth(), c.lcpPenalty(),
-                c.instructionQueue(), c.decoders(), c.decodeUops(), c.msSwitchCycles(), c.msUopsPerCycle(),
-                c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(), c.moveEliminationSlots(),
-                c.moveEliminationCycles(), c.storeForwardLatency(), c.unlamination(), c.loadPorts(),
-                c.storeAddressPorts(), c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(),
-                c.storeForwardFailPenalty(), c.lockCycles(), c.cacheBanks(), c.falseOutputDependencies(), c.loop(),
-                c.dividers(), c.fences(), renaming));
+        return t.withCore(c.toBuilder().memoryRenaming(renaming).build());
     }
 
     private static double cycles(boolean renaming, String hex) {

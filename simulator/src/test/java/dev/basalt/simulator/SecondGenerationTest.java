@@ -88,13 +88,7 @@ class SecondGenerationTest {
         assertEquals(19.0 + HSW.loadLatency(), cycles(haswell, block, all), 1e-9);
         // Without the rule the add is an ordinary read-modify-write: its row's latency on the [rsi] chain.
         CoreParams c = HSW.core();
-        CoreParams noLock = new CoreParams(c.predecodeBytes(), c.predecodeWidth(), c.lcpPenalty(),
-                c.instructionQueue(), c.decoders(), c.decodeUops(), c.msSwitchCycles(), c.msUopsPerCycle(),
-                c.microcodedAbove(), c.uopQueue(), c.issueWidth(), c.retireWidth(), c.moveEliminationSlots(),
-                c.moveEliminationCycles(), c.storeForwardLatency(), c.unlamination(), c.loadPorts(),
-                c.storeAddressPorts(), c.storeDataPorts(), c.slowLeaPorts(), c.slowLeaLatency(),
-                c.storeForwardFailPenalty(), 0, c.cacheBanks(), c.falseOutputDependencies(), c.loop(), c.dividers(),
-                c.fences());
+        CoreParams noLock = c.toBuilder().lockCycles(0).build();
         double plain = cycles(new Simulator(HSW.withCore(noLock)), block, all);
         assertTrue(plain < 10, "without the rule: " + plain);
     }

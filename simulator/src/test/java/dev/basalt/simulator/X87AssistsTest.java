@@ -1,7 +1,7 @@
 package dev.basalt.simulator;
 
 import dev.basalt.simulator.harness.X87Assists;
-import dev.basalt.simulator.params.CoreParams;
+import dev.basalt.simulator.params.CpuConfigs;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.decoder.Assembly;
@@ -61,7 +61,7 @@ class X87AssistsTest {
     private static void measured(String mcpu, double measured, String asm) {
         SimulatorParams table = SimulatorParams.bundled(Microarchitecture.parse(mcpu));
         if (table.core().x87AssistCycles() == null) { // the older cores' figures, not yet in their tables
-            table = table.withCore(table.core().withX87AssistCycles(CoreParams.measuredX87AssistCycles(mcpu)));
+            table = table.withCore(table.core().withX87AssistCycles(CpuConfigs.measuredX87AssistCycles(mcpu)));
         }
         Simulator sim = new Simulator(table);
         double c = sim.run(block(asm), Simulator.Options.defaults()).cyclesPerIteration();
@@ -99,7 +99,7 @@ class X87AssistsTest {
         String asm = "fstp st0; fstp st0; fstp st0; fstp st0";
         Simulator zen5 = new Simulator(SimulatorParams.bundled(Microarchitecture.parse("znver5")));
         assertNull(zen5.params().core().x87AssistCycles());
-        assertEquals(0, CoreParams.measuredX87AssistCycles("znver5"));
+        assertEquals(0, CpuConfigs.measuredX87AssistCycles("znver5"));
         assertTrue(zen5.run(block(asm), Simulator.Options.defaults()).cyclesPerIteration() < 20);
         // Outside the harness the stack's contents are the program's: no assists are assumed.
         Simulator gnr = new Simulator(SimulatorParams.bundled(Microarchitecture.parse("graniterapids")));

@@ -297,12 +297,19 @@ public final class Bounds {
         if (limit == 0 || !p.options.memoryDependencies() || !p.options.harnessMemory(p.loop)) {
             return 0;
         }
-        Map<Integer, Integer> count = new java.util.HashMap<>();
+        boolean loads = false;
+        for (int i = 0; i < p.n && !loads; i++) {
+            loads = p.loading[i] && !p.shape[i].noPort();
+        }
+        if (!loads) {
+            return 0; // no load: no need to run the block for its addresses
+        }
+        int[] count = new int[CoreParams.LOAD_BANK_BITS + 1]; // by bank bits (a few dozen values)
         int most = 0;
         int[] offsets = BhiveMemory.loadOffsets(p.memory);
         for (int i = 0; i < p.n; i++) {
             if (offsets[i] >= 0 && p.loading[i] && !p.shape[i].noPort()) { // a nop's operand is no load
-                most = Math.max(most, count.merge(offsets[i] & CoreParams.LOAD_BANK_BITS, 1, Integer::sum));
+                most = Math.max(most, ++count[offsets[i] & CoreParams.LOAD_BANK_BITS]);
             }
         }
         return most / (double) limit;

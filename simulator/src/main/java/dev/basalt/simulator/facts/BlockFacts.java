@@ -293,7 +293,9 @@ public class BlockFacts {
             }
         }
         this.partialSource = src.partial();
-        this.stableAddress = stableAddresses(block);
+        // Only memory renaming (AMD) asks which addresses are stable: the others skip the search.
+        this.stableAddress = context.params().core().memoryRenaming() && options.storeForwarding()
+                ? stableAddresses(block) : null;
         // A load that also reads a register as data (a partial write merging into it: mov ax, [m]) executes in
         // two steps too: the merge waits for the old value, the load does not.
         for (int i = 0; i < n; i++) {

@@ -150,14 +150,17 @@ public final class BhiveMemory {
      * an iteration (a push's slot with the stack; 0 when it stays or is not known) ({@link StoreCommit}).
      */
     public static long[][] storeOffsets(Program prog) {
-        long[] at = prog.addresses();
-        long[] moves = prog.strides();
         int stores = 0;
         for (int i = 0; i < prog.n; i++) {
             for (Access m : prog.steps[i].access()) {
                 stores += m.store() ? 1 : 0;
             }
         }
+        if (stores == 0) {
+            return new long[][] {new long[0], new long[0]}; // no store: no need to run the block
+        }
+        long[] at = prog.addresses();
+        long[] moves = prog.strides();
         long[] offset = new long[stores];
         long[] stride = new long[stores];
         int s = 0;

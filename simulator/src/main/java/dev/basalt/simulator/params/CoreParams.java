@@ -204,36 +204,6 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         SIX_PORT
     }
 
-    /** Parameters without the page-walk rule (AMD, and tables written before it existed). */
-    public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
-                      int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
-                      int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
-                      int storeForwardLatency, Unlamination unlamination, String loadPorts, String storeAddressPorts,
-                      String storeDataPorts, String slowLeaPorts, int slowLeaLatency, int storeForwardFailPenalty,
-                      int lockCycles, boolean cacheBanks, List<String> falseOutputDependencies, LoopFrontEnd loop,
-                      Dividers dividers, Fences fences, boolean memoryRenaming) {
-        this(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops, msSwitchCycles,
-                msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
-                moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
-                slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, memoryRenaming, null, null, null, null, false, 0, false, 0, null, null, 0, null, null);
-    }
-
-    /** Parameters without memory renaming (every Intel core Basalt models). */
-    public CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
-                      int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
-                      int issueWidth, int retireWidth, int moveEliminationSlots, int moveEliminationCycles,
-                      int storeForwardLatency, Unlamination unlamination, String loadPorts, String storeAddressPorts,
-                      String storeDataPorts, String slowLeaPorts, int slowLeaLatency, int storeForwardFailPenalty,
-                      int lockCycles, boolean cacheBanks, List<String> falseOutputDependencies, LoopFrontEnd loop,
-                      Dividers dividers, Fences fences) {
-        this(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops, msSwitchCycles,
-                msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth, moveEliminationSlots,
-                moveEliminationCycles, storeForwardLatency, unlamination, loadPorts, storeAddressPorts, storeDataPorts,
-                slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles, cacheBanks, falseOutputDependencies,
-                loop, dividers, fences, false);
-    }
-
     /**
      * What a CPU does with branches and loops (DESIGN.md §12, the uiCA paper §4).
      *
@@ -350,38 +320,37 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
 
     /** These parameters with another loop front end. */
     public CoreParams withLoop(LoopFrontEnd loop) {
-        return with(loop, dividers, fences);
+        return toBuilder().loop(loop).build();
     }
 
     /** These parameters with other dividers' timings. */
     public CoreParams withDividers(Dividers dividers) {
-        return with(loop, dividers, fences);
+        return toBuilder().dividers(dividers).build();
     }
 
     /** These parameters with other fences' cycles. */
     public CoreParams withFences(Fences fences) {
-        return with(loop, dividers, fences);
+        return toBuilder().fences(fences).build();
     }
 
     /** These parameters with another page-walk time. */
     public CoreParams withPageWalkCycles(Integer cycles) {
-        return with(loop, dividers, fences, cycles, portBinding, popRspDecoding);
+        return toBuilder().pageWalkCycles(cycles).build();
     }
 
     /** These parameters with another port binding (null: the rule the CPU's ports imply). */
     public CoreParams withPortBinding(PortBinding binding) {
-        return with(loop, dividers, fences, pageWalkCycles, binding, popRspDecoding);
+        return toBuilder().portBinding(binding).build();
     }
 
     /** These parameters with another rule for decoding {@code pop rsp} and {@code pop r12} (null: any decoder). */
     public CoreParams withPopRspDecoding(PopRspDecoding decoding) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, decoding);
+        return toBuilder().popRspDecoding(decoding).build();
     }
 
     /** These parameters with another rename-time elimination of immediates (null: none). */
     public CoreParams withImmediateElimination(ImmediateElimination elimination) {
-        return withGoldenCove(elimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                sameBankLoads, storeCommit, rmwForwardLatency);
+        return toBuilder().immediateElimination(elimination).build();
     }
 
     /**
@@ -391,8 +360,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * fetched more slowly ({@link DenseCode}; null: no such rule).
      */
     public CoreParams withFetch(boolean sliding, int immediates, DenseCode dense) {
-        return withGoldenCove(immediateElimination, sliding, immediates, dense, forwardToWaitingLoads,
-                sameBankLoads, storeCommit, rmwForwardLatency);
+        return toBuilder().slidingFetch(sliding).decodeImmediates(immediates).denseCode(dense).build();
     }
 
     /**
@@ -402,8 +370,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * then and taking its own load latency.
      */
     public CoreParams withForwardToWaitingLoads(boolean on) {
-        return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, on, sameBankLoads,
-                storeCommit, rmwForwardLatency);
+        return toBuilder().forwardToWaitingLoads(on).build();
     }
 
     /**
@@ -414,14 +381,12 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * fit the training split best: 9.19% MAPE against 9.30% for one address, 9.25% for bits 3–5, 9.23% for 2–6.
      */
     public CoreParams withSameBankLoads(int loads) {
-        return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                loads, storeCommit, rmwForwardLatency);
+        return toBuilder().sameBankLoads(loads).build();
     }
 
     /** These parameters with another rule for committing stores to the cache ({@link StoreCommit}; null: none). */
     public CoreParams withStoreCommit(StoreCommit commit) {
-        return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                sameBankLoads, commit, rmwForwardLatency);
+        return toBuilder().storeCommit(commit).build();
     }
 
     /**
@@ -431,13 +396,12 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * [m], imm} run at 6.4-6.5 cycles (some 300 blocks of one or two instructions), of {@code add [m], reg} at 7.3.
      */
     public CoreParams withRmwForwardLatency(int cycles) {
-        return withGoldenCove(immediateElimination, slidingFetch, decodeImmediates, denseCode, forwardToWaitingLoads,
-                sameBankLoads, storeCommit, cycles);
+        return toBuilder().rmwForwardLatency(cycles).build();
     }
 
     /** These parameters with another cost of an x87 microcode assist ({@link X87Assists}; 0: none). */
     public CoreParams withX87AssistCycles(Integer cycles) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, cycles, ripComplexDecode);
+        return toBuilder().x87AssistCycles(cycles).build();
     }
 
     /**
@@ -445,7 +409,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      * (true: the complex decoder alone; null: the CPU's default when a table is read).
      */
     public CoreParams withRipComplexDecode(Boolean on) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles, on);
+        return toBuilder().ripComplexDecode(on).build();
     }
 
     /** Whether {@link #ripComplexDecode} is on (null: off). */
@@ -458,195 +422,21 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
         return rmwForwardLatency > 0 ? rmwForwardLatency : storeForwardLatency;
     }
 
-    // The rules Golden Cove added, in one place so each with-method above names only what it changes.
-    private CoreParams withGoldenCove(ImmediateElimination elimination, boolean sliding, int immediates,
-                                      DenseCode dense, boolean forward, int sameLoads, StoreCommit commit,
-                                      int rmwForward) {
-        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
-                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
-                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
-                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
-                portBinding, popRspDecoding, elimination, sliding, immediates, forward, sameLoads, dense, commit,
-                rmwForward, x87AssistCycles, ripComplexDecode);
+    /** A builder of parameters, every one unset (0, false or null). */
+    public static CoreParamsBuilder builder() {
+        return new CoreParamsBuilder();
     }
 
-    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding);
-    }
-
-    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
-                            PortBinding portBinding, PopRspDecoding popRspDecoding) {
-        return with(loop, dividers, fences, pageWalkCycles, portBinding, popRspDecoding, x87AssistCycles,
-                ripComplexDecode);
-    }
-
-    private CoreParams with(LoopFrontEnd loop, Dividers dividers, Fences fences, Integer pageWalkCycles,
-                            PortBinding portBinding, PopRspDecoding popRspDecoding, Integer x87AssistCycles,
-                            Boolean ripComplexDecode) {
-        return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
-                msSwitchCycles, msUopsPerCycle, microcodedAbove, uopQueue, issueWidth, retireWidth,
-                moveEliminationSlots, moveEliminationCycles, storeForwardLatency, unlamination, loadPorts,
-                storeAddressPorts, storeDataPorts, slowLeaPorts, slowLeaLatency, storeForwardFailPenalty, lockCycles,
-                cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
-                portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
-                forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles,
-                ripComplexDecode);
+    /** A builder starting from these parameters. */
+    public CoreParamsBuilder toBuilder() {
+        return new CoreParamsBuilder(this);
     }
 
     /**
-     * The values a table of schema version 1 (no {@code "core"} object) gets, by CPU, from public descriptions
-     * (Intel's optimization manual, the uiCA paper §4; DESIGN.md §11). Unknown CPUs get Haswell's front end
-     * with no unlamination.
+     * The values a table of schema version 1 (no {@code "core"} object), and a table's absent rules, get by CPU: its
+     * machine in {@link CpuConfigs}. Unknown CPUs get Haswell's front end without its dividers and fences.
      */
     public static CoreParams defaults(String mcpu) {
-        CoreParams c = defaultsWithoutPageWalks(mcpu);
-        // 16 cycles: set from BHive's stride series on the train split (six pops or pushes, the stack moving
-        // 72 to 13,000 bytes an iteration; Translation), the same on the three Intel cores. AMD: not measured.
-        c = c.withPageWalkCycles(mcpu.startsWith("znver") ? 0 : 16);
-        c = c.withX87AssistCycles(x87AssistCycles(mcpu));
-        c = c.withRipComplexDecode(switch (mcpu) {
-            // Measured on the Xeon 6 (the data set's training split): lea r64, [rip+X], stores to [rip+X] and
-            // cmp/test/mov/add [rip+X], imm run at 1.00 cycle each, alone or after other instructions, two of them
-            // at 2.00 — where loads from [rip+X] run three a cycle.
-            case "graniterapids", "sapphirerapids", "alderlake" -> true;
-            default -> null; // off, and absent from the tables (whose fingerprints the learned models' priors pin)
-        });
-        // Haswell and Ivy Bridge bind to the least loaded port (PortBinding), as their BHive rows show (and their
-        // unmeasured relatives with them); the others keep the rule their ports imply.
-        c = switch (mcpu) {
-            case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPortBinding(PortBinding.LEAST_LOADED);
-            default -> c;
-        };
-        // Intel's complex decoder alone takes pop rsp and pop r12, and until Skylake ends its group with them.
-        return switch (mcpu) {
-            case "haswell", "broadwell", "ivybridge", "sandybridge" -> c.withPopRspDecoding(
-                    PopRspDecoding.COMPLEX_ALONE);
-            case "skylake", "skylake-avx512", "cascadelake" -> c.withPopRspDecoding(PopRspDecoding.COMPLEX);
-            // Golden Cove and later also eliminate small immediates at rename (ImmediateElimination: offsets in
-            // [-1024, 1024), five a cycle: measured on the Xeon 6, inc rax chains at 5.2 a cycle), fetch code of 16
-            // instructions or more per 64 bytes at 16 bytes a cycle (DenseCode), take two loads a cycle of one cache
-            // bank, commit two stores a cycle only of one line (StoreCommit) and forward a store to a read-modify-
-            // write's load in 5 cycles (3.16 to a plain load). No limit on immediate fields
-            // (ImmediateFields): dense code explains the blocks it was read from.
-            case "graniterapids", "sapphirerapids", "alderlake" -> c.withPopRspDecoding(PopRspDecoding.COMPLEX)
-                    .withImmediateElimination(new ImmediateElimination(5, 1024))
-                    .withFetch(true, 0, new DenseCode(16, 16))
-                    .withForwardToWaitingLoads(true).withSameBankLoads(2).withStoreCommit(new StoreCommit(2))
-                    .withRmwForwardLatency(5);
-            default -> c;
-        };
+        return CpuConfigs.of(mcpu);
     }
-
-    /**
-     * An x87 microcode assist's cost ({@link X87Assists}) where the CPU's tables take it: the median, over the blocks
-     * with assists, of the measured cycles beyond the simulator's without them, per assist — the Xeon 6's training
-     * split (386 blocks; quartiles 389 and 413). Null (none) for the others: AMD has no such assists (Zen 5's x87 blocks
-     * run in tens of cycles), and the older Intel cores' figures ({@link #measuredX87AssistCycles}) wait for the default
-     * GRANITE model, whose prior pins those tables, to be retrained on them.
-     */
-    private static Integer x87AssistCycles(String mcpu) {
-        return switch (mcpu) {
-            case "graniterapids", "sapphirerapids", "alderlake" -> measuredX87AssistCycles(mcpu);
-            default -> null;
-        };
-    }
-
-    /**
-     * The same median on BHive's rows of the older Intel cores (Haswell 6 blocks, 314-430 an assist; Ivy Bridge 3,
-     * 329-449; Skylake 1), their relatives taking theirs; 0 where not measured.
-     */
-    public static int measuredX87AssistCycles(String mcpu) {
-        return switch (mcpu) {
-            case "graniterapids", "sapphirerapids", "alderlake" -> 398;
-            case "skylake", "skylake-avx512", "cascadelake" -> 383;
-            case "haswell", "broadwell" -> 346;
-            case "ivybridge", "sandybridge" -> 355;
-            default -> 0;
-        };
-    }
-
-    private static CoreParams defaultsWithoutPageWalks(String mcpu) {
-        return switch (mcpu) {
-            case "skylake", "skylake-avx512", "cascadelake" -> new CoreParams(16, 5, 3, 25, 4, 5, 2, 4, 4, 64, 4, 4,
-                    4, 2, 4, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 18, false, List.of("POPCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true), SKYLAKE_DIVIDERS,
-                    new Fences(4, 33, 6));
-            // Golden Cove and its successors (Raptor Cove, Redwood Cove; DESIGN.md §15 and the descriptor's
-            // sources): 32 bytes fetched and 6 instructions decoded a cycle (one complex decoder), a 144-entry
-            // micro-op queue, 6-wide allocation, 8-wide retirement, moves eliminated 6 a cycle, loads on 2, 3 and 11,
-            // store addresses on 7 and 8, store data on 4 and 9 (LLVM 19's labels), no false output dependencies, and
-            // no slow three-component lea (measured: lea rbx, [rax+rbx+8] carries a chain at 1.00 cycle).
-            case "graniterapids", "sapphirerapids", "alderlake" -> new CoreParams(32, 6, 3, 50, 6, 6, 2, 4, 4,
-                    144, 6, 8, 6, 1, 2, Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23b", "78", "49", "", 1, 7, 18,
-                    false, List.of(), new LoopFrontEnd(LoopFrontEnd.intelFusion(), "06", 0, Map.of(), 8, 64, 18,
-                    false), GOLDEN_COVE_DIVIDERS, Fences.NONE);
-            case "ivybridge", "sandybridge" -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 3, 4,
-                    Unlamination.INDEXED, "23", "23", "4", "1", 3, 7, 22, true, List.of("LZCNT", "POPCNT", "TZCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false),
-                    IVY_BRIDGE_DIVIDERS, new Fences(4, 36, 6));
-            case "znver3", "znver2", "znver1" -> new CoreParams(32, 4, 0, 24, 4, 4, 2, 4, 2, 64, 6, 8, 4, 2, 6,
-                    Unlamination.NONE, "", "", "", "", 1, 7, 0, false, List.of(), LoopFrontEnd.NONE, Dividers.NONE,
-                    Fences.NONE);
-            // Zen 4 and Zen 5 (AMD's Software Optimization Guides for families 19h and 1Ah; Zen 5 as measured here,
-            // README "Measuring on this machine"): one 4-wide decoder cluster per thread fed 16 bytes a cycle (BHive's
-            // unrolled code, too large for the op cache: 7-byte instructions run at 0.44 cycles each), no
-            // length-changing-prefix stall, more than two macro-ops microcoded, dispatch 6 (Zen 4) or 8 (Zen 5),
-            // memory micro-ops on the AGUs (three on Zen 4, four on Zen 5: port n) with store data on the two store
-            // pipes, memory renaming (memoryRenaming) beside a 5-cycle forwarding latency, no false output dependencies, fusion of a flag-setting ALU instruction with any conditional jump, an
-            // op cache and no loop buffer.
-            case "znver4", "znver5" -> new CoreParams(16, 6, 0, 24, 4, 6, 2, 4, 2, 64,
-                    mcpu.equals("znver5") ? 8 : 6, 8, 6, 1, 5, Unlamination.NONE,
-                    mcpu.equals("znver5") ? "456n" : "456", mcpu.equals("znver5") ? "456n" : "456", "lm", "", 1, 7,
-                    19, false, List.of(), new LoopFrontEnd(amdFusion(), "", 0, Map.of(), 8, 64, 12, false),
-                    Dividers.NONE, Fences.NONE, true);
-            default -> new CoreParams(16, 5, 3, 20, 4, 4, 2, 4, 4, 56, 4, 4, 4, 2, 4,
-                    Unlamination.INDEXED_UNLESS_DESTRUCTIVE, "23", "237", "4", "1", 3, 7, 19, false,
-                    List.of("LZCNT", "POPCNT", "TZCNT"),
-                    new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 56, LoopFrontEnd.haswellUnrolling(), 4,
-                            32, 18, false), mcpu.equals("haswell") || mcpu.equals("broadwell") ? HASWELL_DIVIDERS
-                            : Dividers.NONE, mcpu.equals("haswell") || mcpu.equals("broadwell") ? new Fences(4, 33, 5)
-                            : Fences.NONE);
-        };
-    }
-
-    /** AMD Zen (Software Optimization Guide, "Branch Fusion"): CMP, TEST and the ALU forms fuse with any jcc. */
-    static Map<String, List<String>> amdFusion() {
-        List<String> all = List.of("JB", "JBE", "JL", "JLE", "JNB", "JNBE", "JNL", "JNLE", "JNO", "JNP", "JNS",
-                "JNZ", "JO", "JP", "JS", "JZ");
-        Map<String, List<String>> out = new java.util.TreeMap<>();
-        for (String first : List.of("CMP", "TEST", "ADD", "SUB", "AND", "OR", "XOR", "INC", "DEC")) {
-            out.put(first, all);
-        }
-        return out;
-    }
-
-    // Dividers on small operands (Dividers): the lower ends of the latency and reciprocal-throughput ranges of
-    // Agner Fog's instruction tables (2022) for each CPU, the ends uiCA also takes (its min_cycles), for the
-    // register forms; a form that loads its divisor adds the load latency (Dividers#of). VEX forms as legacy ones.
-    private static final Dividers HASWELL_DIVIDERS = Dividers.of(
-            "DIV r32", 22, 9, "DIV r64", 32, 21, "IDIV r32", 22, 8, "IDIV r64", 39, 24,
-            "DIVSS xmm, xmm", 10, 7, "DIVSD xmm, xmm", 10, 8, "DIVPS xmm, xmm", 10, 7, "DIVPD xmm, xmm", 10, 8,
-            "SQRTSS xmm, xmm", 11, 7, "SQRTSD xmm, xmm", 16, 8, "SQRTPS xmm, xmm", 11, 7, "SQRTPD xmm, xmm", 16, 8,
-            "VDIVSS xmm, xmm, xmm", 10, 7, "VDIVSD xmm, xmm, xmm", 10, 8, "VDIVPS xmm, xmm, xmm", 10, 7,
-            "VDIVPD xmm, xmm, xmm", 10, 8, "VSQRTSS xmm, xmm, xmm", 11, 7, "VSQRTSD xmm, xmm, xmm", 16, 8,
-            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8);
-    private static final Dividers SKYLAKE_DIVIDERS = Dividers.of(
-            "DIV r32", 26, 6, "DIV r64", 35, 21, "IDIV r32", 26, 6, "IDIV r64", 42, 24,
-            "DIVSS xmm, xmm", 11, 3, "DIVSD xmm, xmm", 13, 4, "DIVPS xmm, xmm", 11, 3, "DIVPD xmm, xmm", 13, 4,
-            "SQRTSS xmm, xmm", 12, 3, "SQRTSD xmm, xmm", 15, 4, "SQRTPS xmm, xmm", 12, 3, "SQRTPD xmm, xmm", 15, 4,
-            "VDIVSS xmm, xmm, xmm", 11, 3, "VDIVSD xmm, xmm, xmm", 13, 4, "VDIVPS xmm, xmm, xmm", 11, 3,
-            "VDIVPD xmm, xmm, xmm", 13, 4, "VSQRTSS xmm, xmm, xmm", 12, 3, "VSQRTSD xmm, xmm, xmm", 15, 4,
-            "VSQRTPS xmm, xmm", 12, 3, "VSQRTPD xmm, xmm", 15, 4);
-    // Measured on the Xeon 6 (DESIGN.md §15), chains on BHive's values: xor edx, edx; div ecx 11.91 cycles, the same
-    // with div rcx 14.99, divsd 12.99, sqrtsd 18.00. The divider's occupancy was not measured: the rows' stand.
-    private static final Dividers GOLDEN_COVE_DIVIDERS = Dividers.of(
-            "DIV r32", 12, 0, "DIV r64", 15, 0, "DIVSD xmm, xmm", 13, 0, "SQRTSD xmm, xmm", 18, 0);
-    private static final Dividers IVY_BRIDGE_DIVIDERS = Dividers.of(
-            "DIV r32", 19, 8, "DIV r64", 29, 22, "IDIV r32", 19, 8, "IDIV r64", 28, 26,
-            "DIVSS xmm, xmm", 10, 7, "DIVSD xmm, xmm", 10, 8, "DIVPS xmm, xmm", 10, 7, "DIVPD xmm, xmm", 10, 8,
-            "SQRTSS xmm, xmm", 11, 7, "SQRTSD xmm, xmm", 16, 8, "SQRTPS xmm, xmm", 11, 7, "SQRTPD xmm, xmm", 16, 8,
-            "VDIVSS xmm, xmm, xmm", 10, 7, "VDIVSD xmm, xmm, xmm", 10, 8, "VDIVPS xmm, xmm, xmm", 10, 7,
-            "VDIVPD xmm, xmm, xmm", 10, 8, "VSQRTSS xmm, xmm, xmm", 11, 7, "VSQRTSD xmm, xmm, xmm", 16, 8,
-            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8);
 }

@@ -4,6 +4,7 @@ import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.RegisterClass;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -147,12 +148,33 @@ public record ImmediateElimination(int perCycle, int limit) {
     public double[] executedShare(Fold[] fold, Fold[] move, int[][] writes) {
         int n = fold.length;
         double[] share = new double[n];
+        if (java.util.Arrays.stream(fold).allMatch(java.util.Objects::isNull)) {
+            java.util.Arrays.fill(share, 1); // nothing to eliminate: every instruction executes
+            return share;
+        }
         Renaming r = new Renaming(new ImmediateElimination(Integer.MAX_VALUE, limit));
         int[] executed = new int[n];
         long[] before = new long[16];
         int counted = 0;
+        // Each iteration's offsets at its start, and what executed in it: the offsets decide the iteration, so
+        // once they recur the iterations repeat, and the rest of the run is summed in closed form (integer sums,
+        // exact in doubles: the same numbers as running them).
+        java.util.Map<Offsets, Integer> seen = new java.util.HashMap<>();
+        List<int[]> history = new ArrayList<>();
         for (int it = 0; it < SHARE_ITERATIONS; it++) {
             System.arraycopy(r.offset, 0, before, 0, 16);
+            Integer first = seen.putIfAbsent(new Offsets(before.clone()), it);
+            if (first != null && it - first >= 2) {
+                int period = it - first;
+                for (int k = it; k < SHARE_ITERATIONS; k++) {
+                    int[] e = history.get(first + (k - first) % period);
+                    counted++;
+                    for (int i = 0; i < n; i++) {
+                        share[i] += e[i];
+                    }
+                }
+                break;
+            }
             java.util.Arrays.fill(executed, 0);
             for (int i = 0; i < n; i++) {
                 if (fold[i] != null) {
@@ -165,6 +187,7 @@ public record ImmediateElimination(int perCycle, int limit) {
                     r.wrote(writes[i]);
                 }
             }
+            history.add(executed.clone());
             if (it >= 1) { // the first iteration starts from no offsets, the harness's state
                 counted++;
                 for (int i = 0; i < n; i++) {
@@ -184,6 +207,19 @@ public record ImmediateElimination(int perCycle, int limit) {
             share[i] = fold[i] == null ? 1 : share[i] / Math.max(1, counted);
         }
         return share;
+    }
+
+    /** Registers' offsets at the start of an iteration, compared by value. */
+    private record Offsets(long[] values) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Offsets other && java.util.Arrays.equals(values, other.values);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(values);
+        }
     }
 
     /**
