@@ -60,9 +60,7 @@ class X87AssistsTest {
     /** The simulator's cycles within 10% of the measured ones, and the bounds not above them. */
     private static void measured(String mcpu, double measured, String asm) {
         SimulatorParams table = SimulatorParams.bundled(Microarchitecture.parse(mcpu));
-        if (table.core().x87AssistCycles() == null) { // the older cores' figures, not yet in their tables
-            table = table.withCore(table.core().withX87AssistCycles(CpuConfigs.measuredX87AssistCycles(mcpu)));
-        }
+        assertEquals(CpuConfigs.measuredX87AssistCycles(mcpu), table.core().x87AssistCycles(), mcpu + "'s table");
         Simulator sim = new Simulator(table);
         double c = sim.run(block(asm), Simulator.Options.defaults()).cyclesPerIteration();
         assertTrue(Math.abs(c - measured) <= 0.10 * measured, String.format(Locale.ROOT,

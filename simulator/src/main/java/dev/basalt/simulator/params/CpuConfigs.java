@@ -39,8 +39,7 @@ public final class CpuConfigs {
      * of the measured cycles beyond the simulator's without them — the Xeon 6's training split (386 blocks; quartiles
      * 389 and 413) and BHive's rows of the older Intel cores (Haswell 6 blocks, 314-430 an assist; Ivy Bridge 3,
      * 329-449; Skylake 1), their relatives taking theirs; 0 where not measured (AMD has no such assists: Zen 5's x87
-     * blocks run in tens of cycles). Only Golden Cove's machine takes it yet: the older cores' tables wait for the
-     * default GRANITE model, whose prior pins them, to be retrained on them.
+     * blocks run in tens of cycles).
      */
     public static int measuredX87AssistCycles(String mcpu) {
         return switch (mcpu) {
@@ -83,6 +82,7 @@ public final class CpuConfigs {
         return intel2013()
                 .dividers(HASWELL_DIVIDERS).fences(new Fences(4, 33, 5))
                 .portBinding(PortBinding.LEAST_LOADED).popRspDecoding(PopRspDecoding.COMPLEX_ALONE)
+                .x87AssistCycles(measuredX87AssistCycles("haswell"))
                 .build();
     }
 
@@ -95,6 +95,7 @@ public final class CpuConfigs {
                 .loop(new LoopFrontEnd(LoopFrontEnd.intelFusion(), "6", 0, Map.of(), 6, 32, 18, true))
                 .dividers(SKYLAKE_DIVIDERS).fences(new Fences(4, 33, 6))
                 .popRspDecoding(PopRspDecoding.COMPLEX)
+                .x87AssistCycles(measuredX87AssistCycles("skylake"))
                 .build();
     }
 
@@ -109,6 +110,7 @@ public final class CpuConfigs {
                 .loop(new LoopFrontEnd(LoopFrontEnd.intelFusion(), "5", 56, Map.of(), 4, 32, 18, false))
                 .dividers(IVY_BRIDGE_DIVIDERS).fences(new Fences(4, 36, 6))
                 .portBinding(PortBinding.LEAST_LOADED).popRspDecoding(PopRspDecoding.COMPLEX_ALONE)
+                .x87AssistCycles(measuredX87AssistCycles("ivybridge"))
                 .build();
     }
 
