@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * What the second machine knows of a block before it runs it: per instruction its place, shape, micro-ops and
  * ports, latencies, and the sources it waits for (register, memory and the harness's store→load pairs). The
- * machine's run ({@link Pipeline}) and the analytical bounds ({@link Bounds}) read the same facts, so with the
+ * machine's run ({@code Pipeline}) and the analytical bounds ({@code Bounds}) read the same facts, so with the
  * same mechanisms on the run can never beat a bound; the bounds need nothing else, and so cost a fraction of a run.
  *
  * <p>A {@code Pipeline} is a run over these facts (it extends this class, so that its cycle loop reads them as

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 /**
  * One CPU as every machine sees it: its table, its rows by form, its ports and port groups, the harness its
  * measurements were taken in, and the per-instruction facts shared across runs. Both machines and the bounds take
- * it; {@link Simulator} is the facade over one.
+ * it; {@code Simulator} is the facade over one.
  */
 public final class CpuContext {
 

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * The vocabulary of a run, shared by both machines and the bounds: its {@link Options}, how a block runs ({@link
  * LoopMode}, {@link MemoryModel}), where its micro-ops come from ({@link UopSource}) and what a run produced ({@link
- * Result}). {@link Simulator} implements it, so {@code Simulator.Options} and the others name the same types.
+ * Result}). {@code Simulator} implements it, so {@code Simulator.Options} and the others name the same types.
  */
 public interface RunModel {
 

@@ -156,7 +156,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
     /**
      * For each instruction, the last instruction before it (cyclically: the block repeats) that writes rsp other
      * than through the stack engine, or -1 when none does: the value the engine adds its offset to (the stack
-     * operations' rsp source here, the sync micro-op's in {@link Pipeline}).
+     * operations' rsp source here, the sync micro-op's in the pipeline).
      */
     public static int[] explicitStackWriters(BasicBlock block, boolean[] stackOp) {
         int n = block.size();

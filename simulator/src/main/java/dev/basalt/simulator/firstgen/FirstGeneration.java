@@ -37,8 +37,8 @@ import java.util.Map;
  *
  * <p>With llvm-mca-14's tables and options ({@code simulator-default}) it is llvm-mca's model
  * ({@code LlvmMcaFidelityTest}). It is a package of its own (issue 37), over the simulator's public facts: rows
- * ({@link Simulator#resolve}), port groups ({@link PortGroups}), sources ({@link Sources}) and the steady state
- * ({@link SteadyState}); {@link Simulator#run} hands it the runs of {@code Options.secondGeneration() == false}.
+ * ({@code Simulator.resolve}), port groups ({@link PortGroups}), sources ({@link Sources}) and the steady state
+ * ({@link SteadyState}); {@code Simulator.run} hands it the runs of {@code Options.secondGeneration() == false}.
  */
 public final class FirstGeneration {
 

@@ -11,7 +11,7 @@ import java.util.Map;
  * micro-op, a divider as the pair -(port + 1), busy cycles), as imported and as the second machine rebuilds them
  * ({@link #microOps}); the groups some rules name (an ALU micro-op, a slow {@code lea}, a taken branch, the load
  * and store ports); and {@link #reserve}, which binds one instruction's micro-ops to free ports in a cycle.
- * Built once per {@link Simulator}; only read afterwards (final fields publish it safely to every thread).
+ * Built once per {@code Simulator}; only read afterwards (final fields publish it safely to every thread).
  */
 public final class PortGroups {
 
