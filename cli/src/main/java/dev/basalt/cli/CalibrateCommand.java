@@ -9,7 +9,6 @@ import dev.basalt.datasets.Split;
 import dev.basalt.datasets.SplitScheme;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.difftune.MachineSearch;
-import dev.basalt.difftune.ParameterLearner;
 import dev.basalt.difftune.SimulatorRefiner;
 import dev.basalt.difftune.SurrogateConfig;
 import dev.basalt.difftune.Tuner;
@@ -40,7 +39,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**

@@ -1,8 +1,6 @@
 package dev.basalt.difftune;
 
 import dev.basalt.simulator.bounds.CriticalPath;
-import dev.basalt.datasets.Vocabulary;
-import dev.basalt.decoder.BasicBlock;
 
 import java.util.List;
 

@@ -16,7 +16,6 @@ import dev.basalt.training.DjlModel;
 import dev.basalt.training.MultiTaskTrainer;
 import dev.basalt.datasets.Vocabulary;
 import dev.basalt.decoder.BasicBlock;
-import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.datasets.IthemalTokenizer;
 

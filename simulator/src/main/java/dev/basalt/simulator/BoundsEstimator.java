@@ -6,7 +6,6 @@ import dev.basalt.simulator.facts.EncodingFacts;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
 import dev.basalt.core.Prediction;
-import dev.basalt.core.ThroughputEstimator;
 import dev.basalt.decoder.BasicBlock;
 
 import java.util.List;

@@ -21,11 +21,7 @@ import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
-import java.util.Map;
-import java.util.Objects;
 
 /**
  * A cycle-level out-of-order core, as two machines behind one facade: the second generation ({@link Pipeline},

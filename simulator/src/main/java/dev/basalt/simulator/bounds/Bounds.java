@@ -6,7 +6,6 @@ import dev.basalt.simulator.harness.BhiveMemory;
 import dev.basalt.simulator.params.CoreParams;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
 import java.util.Objects;
 

@@ -2,7 +2,6 @@ package dev.basalt.simulator.facts;
 
 import dev.basalt.simulator.params.CoreParams;
 import dev.basalt.simulator.params.InstructionParams;
-import dev.basalt.decoder.Idiom;
 import dev.basalt.decoder.Instruction;
 import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.RegisterClass;
