@@ -351,9 +351,11 @@ class ResidualMechanismsTest {
         double first = sim.run(div, o).cyclesPerIteration();
         sim.run(other, o);
         assertEquals(first, sim.run(div, o).cyclesPerIteration(), 0.0);
-        // eax starts from ecx every iteration, so no chain goes through the divide: the divider's 6 cycles a 32-bit
-        // division on Skylake (Agner Fog's reciprocal throughput) are the iteration.
-        assertEquals(6, first, 0.05);
+        // eax starts from ecx every iteration, so no chain goes through the divide, and the divider's 6 cycles a
+        // 32-bit division on Skylake (Agner Fog's reciprocal throughput) are less than the front end's: the divide is
+        // microcode of 10 fused micro-ops (Dividers#microOps), 2 cycles to switch to the sequencer and 3 at its 4 a
+        // cycle, and the other eight instructions take 3 groups of the decoders.
+        assertEquals(2 + 3 + 3, first, 0.05);
     }
 
     /**

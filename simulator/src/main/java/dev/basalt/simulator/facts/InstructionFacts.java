@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What the second machine knows of one instruction wherever it sits: its table row, micro-ops (before any
  * stack-synchronisation micro-op), shape, latencies and the operand facts the machine asks for. They depend only
- * on the instruction's bytes, the table and three switches, so a simulator keeps them per {@link Decoding}
+ * on the instruction's bytes, the table and four switches, so a simulator keeps them per {@link Decoding}
  * ({@link Cache}): real code repeats the same instructions endlessly, and the bounds, which read nothing else,
  * then cost little more than their arithmetic. The encoding's facts ({@link EncodingFacts}) are copied in flat
  * rather than referred to: {@link BlockFacts} reads them for every instruction of every block, and each object it
@@ -58,12 +58,27 @@ public record InstructionFacts(Resolved resolved, int[] ops, InstructionShape sh
         int[] ops = context.ports().microOps(r.row(), e.loads(), e.stores(), options.stackEngine() && e.stackOp());
         InstructionShape shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, PortGroups.portMicroOps(ops)),
                 context.params().core(), options.microFusion(), options.moveElimination());
-        Dividers.Timing small = context.params().core().dividers().of(insn.form(), context.params().loadLatency());
-        return new InstructionFacts(r, ops, shape, r.row().latency(), r.row().readAdvance(), e.slowLea(), e.loads(),
+        Dividers dividers = context.params().core().dividers();
+        Dividers.Timing small = dividers.of(insn.form(), context.params().loadLatency());
+        int latency = r.row().latency();
+        int microcode = small == null ? 0 : dividers.microOpsOf(insn.form());
+        int unit = context.ports().dividerUnit("Divider");
+        int operationLatency = e.loads() > 0 ? LoadOperation.operationLatency(context.rows(), insn.form()) : -1;
+        if (microcode > 0 && options.secondGeneration() && unit < 0 && context.ports().aluGroup() >= 0 && context.ports().hasLoadPorts()
+                && small.cycles() > 0) {
+            // The CPU's micro-op count, whatever the row (Dividers): memory micro-ops are the list's last.
+            int[] memory = java.util.Arrays.copyOfRange(ops, ops.length - e.loads(), ops.length);
+            ops = Dividers.microcoded(unit, small.cycles(), context.ports().aluGroup(), microcode, memory);
+            shape = InstructionShape.of(e, insn.length(), r.row(), Math.max(1, PortGroups.portMicroOps(ops)),
+                    context.params().core(), options.microFusion(), options.moveElimination());
+            latency = small.latency();
+            operationLatency = -1; // its latency is the load's plus the division's, not the register row's
+        }
+        return new InstructionFacts(r, ops, shape, latency, r.row().readAdvance(), e.slowLea(), e.loads(),
                 e.stores(), e.locked(), e.stackOp(), e.usesStackPointer(), e.writesStackPointer(), e.memory(),
                 e.unmodelled(), e.fence(), context.facts().cpu() == null
                         || dev.basalt.core.IsaSupport.runs(insn, context.facts().cpu()),
-                e.loads() > 0 ? LoadOperation.operationLatency(context.rows(), insn.form()) : -1, small,
+                operationLatency, small,
                 small == null ? 0 : context.ports().dividerUnit(insn.mnemonic().matches("i?div") ? "Divider"
                         : "FPDivider"));
     }
@@ -77,7 +92,7 @@ public record InstructionFacts(Resolved resolved, int[] ops, InstructionShape sh
     public static final class Cache {
         static final int LIMIT = 1 << 16;
         @SuppressWarnings("unchecked")
-        private final Map<Decoding, InstructionFacts>[] bySwitches = new Map[8];
+        private final Map<Decoding, InstructionFacts>[] bySwitches = new Map[16];
         private final int limit;
         private final EncodingFacts.Cache encodings;
         private final dev.basalt.core.Microarchitecture cpu; // whose instruction set the facts check, or null
@@ -120,10 +135,13 @@ public record InstructionFacts(Resolved resolved, int[] ops, InstructionShape sh
             return cpu;
         }
 
-        /** The map for {@code options}' stack engine, micro-fusion and move elimination switches. */
+        /**
+         * The map for {@code options}' stack engine, micro-fusion, move elimination and second-machine switches (the
+         * last for divides' micro-ops, Dividers#microOps).
+         */
         public Map<Decoding, InstructionFacts> forSwitches(RunModel.Options options) {
             return bySwitches[(options.stackEngine() ? 1 : 0) | (options.microFusion() ? 2 : 0)
-                    | (options.moveElimination() ? 4 : 0)];
+                    | (options.moveElimination() ? 4 : 0) | (options.secondGeneration() ? 8 : 0)];
         }
 
         InstructionFacts get(Map<Decoding, InstructionFacts> map, CpuContext context, Instruction insn,

@@ -17,12 +17,26 @@ import java.util.TreeMap;
  * tables for each CPU (the ends uiCA takes from uops.info's too), listed in {@link CoreParams#defaults}; a table
  * may carry its own.
  *
+ * <p>An integer divide is microcode: one micro-op holds the divider, the others run on the ALU ports, and how many
+ * there are is a fact of the CPU that no operand changes (Haswell's {@code DIV r32} is 10, its {@code IDIV r64} 59).
+ * llvm-mca's Haswell and Skylake rows give a 32-bit form the 64-bit form's count, three to seven times too many,
+ * which made a block of one 32-bit division front-end bound at twice its measured time. A form with a count here
+ * is built from it in every memory model: the divider held its small-operand cycles, the rest on the ALU ports,
+ * its latency the small-operand one ({@link #microOps}).
+ *
  * @param smallOperands per register form ({@code DIV r64}, {@code DIVSD xmm, xmm}), its timing on small operands
+ * @param microOps      per integer register form ({@code DIV r32}), its micro-ops (fused and unfused alike); a form
+ *                      that loads its divisor has one more
  */
-public record Dividers(Map<String, Timing> smallOperands) {
+public record Dividers(Map<String, Timing> smallOperands, Map<String, Integer> microOps) {
 
     /** No value-dependent timings: every divider takes its row's. */
-    public static final Dividers NONE = new Dividers(Map.of());
+    public static final Dividers NONE = new Dividers(Map.of(), Map.of());
+
+    /** Timings without micro-op counts. */
+    public Dividers(Map<String, Timing> smallOperands) {
+        this(smallOperands, Map.of());
+    }
 
     /**
      * @param latency cycles from the operands to the result
@@ -40,6 +54,58 @@ public record Dividers(Map<String, Timing> smallOperands) {
     public Dividers {
         smallOperands = smallOperands == null ? Map.of() : java.util.Collections.unmodifiableMap(
                 new TreeMap<>(smallOperands));
+        microOps = microOps == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(microOps));
+        for (Map.Entry<String, Integer> e : microOps.entrySet()) {
+            if (e.getValue() < 1 || e.getValue() > InstructionParams.MAX_UOPS || !smallOperands.containsKey(e.getKey())) {
+                throw new IllegalArgumentException("divider " + e.getKey() + ": " + e.getValue()
+                        + " micro-ops, out of range or without a small-operand timing");
+            }
+        }
+    }
+
+    /**
+     * The micro-ops of integer divide {@code form} in the CPU ({@code DIV m32}: its register form's, without the
+     * load), or 0 when not named.
+     */
+    public int microOpsOf(String form) {
+        Integer u = microOps.get(form);
+        if (u == null && !microOps.isEmpty()) {
+            String register = LoadOperation.registerForm(form);
+            u = register == null ? null : microOps.get(register);
+        }
+        return u == null ? 0 : u;
+    }
+
+    /** These timings and counts, with {@code defaults}' for the forms these do not name. */
+    public Dividers completedBy(Dividers defaults) {
+        Map<String, Timing> t = new TreeMap<>(defaults.smallOperands);
+        t.putAll(smallOperands);
+        Map<String, Integer> u = new TreeMap<>(defaults.microOps);
+        u.putAll(microOps);
+        return new Dividers(t, u);
+    }
+
+    /** These timings with micro-op counts from {@code form, microOps} pairs. */
+    public Dividers withMicroOps(Object... pairs) {
+        Map<String, Integer> m = new TreeMap<>(microOps);
+        for (int k = 0; k < pairs.length; k += 2) {
+            m.put((String) pairs[k], (Integer) pairs[k + 1]);
+        }
+        return new Dividers(smallOperands, m);
+    }
+
+    /**
+     * The demand list of an integer divide of {@code uops} micro-ops: one holding divider {@code unit} for {@code
+     * cycles}, the others on {@code alu}, then the row's memory micro-ops ({@code memory}, the last entries of a
+     * demand list).
+     */
+    public static int[] microcoded(int unit, int cycles, int alu, int uops, int[] memory) {
+        int[] out = new int[2 + (uops - 1) + memory.length];
+        out[0] = unit;
+        out[1] = cycles;
+        java.util.Arrays.fill(out, 2, 2 + uops - 1, alu);
+        System.arraycopy(memory, 0, out, 1 + uops, memory.length);
+        return out;
     }
 
     /** Whether no form is named. */
