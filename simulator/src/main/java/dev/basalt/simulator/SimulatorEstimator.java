@@ -1,7 +1,9 @@
 package dev.basalt.simulator;
 
 import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.facts.BlockFacts;
 import dev.basalt.simulator.facts.EncodingFacts;
+import dev.basalt.simulator.facts.RunModel;
 import dev.basalt.simulator.params.RowSource;
 import dev.basalt.simulator.params.SimulatorParams;
 import dev.basalt.core.Microarchitecture;
@@ -21,31 +23,41 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
 
     private final String name;
     private final Map<Microarchitecture, Simulator> simulators;
+    // Per CPU whose integer divides' time depends on the values: the same machine on the slowest values, for the
+    // interval of a block whose values are not known (Dividers#slowOperands).
+    private final Map<Microarchitecture, Simulator> slowest;
     private final Simulator.Options options;
 
     public SimulatorEstimator(String name, Map<Microarchitecture, SimulatorParams> tables, Simulator.Options options) {
         this.name = name;
         this.simulators = new java.util.TreeMap<>();
+        this.slowest = new java.util.TreeMap<>();
         EncodingFacts.Cache encodings = new EncodingFacts.Cache(); // what the bytes say: the same on every CPU
-        tables.forEach((m, p) -> simulators.put(m, new Simulator(p, encodings, m)));
+        tables.forEach((m, p) -> {
+            simulators.put(m, new Simulator(p, encodings, m));
+            if (!p.core().dividers().slowOperands().isEmpty()) {
+                slowest.put(m, new Simulator(p.withCore(p.core().withDividers(p.core().dividers().slowest())),
+                        encodings, m));
+            }
+        });
         this.options = options;
     }
 
-    private SimulatorEstimator(String name, Map<Microarchitecture, Simulator> simulators, Simulator.Options options,
-                               boolean shared) { // (shared: tells it from the public constructor, same erasure)
+    private SimulatorEstimator(String name, SimulatorEstimator from, Simulator.Options options) {
         this.name = name;
-        this.simulators = simulators;
+        this.simulators = from.simulators;
+        this.slowest = from.slowest;
         this.options = options;
     }
 
     @Override
     public SimulatorEstimator withLoopMode(Simulator.LoopMode mode) {
-        return new SimulatorEstimator(name, simulators, options.withLoopMode(mode), true);
+        return new SimulatorEstimator(name, this, options.withLoopMode(mode));
     }
 
     @Override
     public SimulatorEstimator withMemory(Simulator.MemoryModel model) {
-        return new SimulatorEstimator(name, simulators, options.withMemory(model), true);
+        return new SimulatorEstimator(name, this, options.withMemory(model));
     }
 
     @Override
@@ -171,8 +183,42 @@ public final class SimulatorEstimator implements LoopAware, dev.basalt.core.Inst
         for (double w : wait) {
             contributions.add(sum > 0 ? r.cyclesPerIteration() * w / sum : r.cyclesPerIteration() / wait.length);
         }
-        return new Prediction(r.cyclesPerIteration(), contributions)
-                .withNotes(notes(block, r.fallbacks()));
+        java.util.List<String> notes = notes(block, r.fallbacks());
+        Prediction p = new Prediction(r.cyclesPerIteration(), contributions);
+        String divide = valueDependentDivide(block, uarch);
+        if (divide != null) {
+            // The values divided are not known: the fast end is the prediction, the slowest values the interval's top.
+            double slow = slowest.get(uarch).run(block, options).cyclesPerIteration();
+            double fast = r.cyclesPerIteration();
+            p = p.withIntervals(java.util.List.of(new dev.basalt.core.Interval(dev.basalt.core.Interval.DEFAULT_LEVEL,
+                    Math.min(fast, slow), Math.max(fast, slow))));
+            notes.add(divide);
+        }
+        return p.withNotes(notes);
+    }
+
+    /**
+     * The note of the first integer divide of {@code block} whose time on {@code uarch} depends on values the run does
+     * not know (a loop, or memory other than the harness's), or null.
+     */
+    private String valueDependentDivide(BasicBlock block, Microarchitecture uarch) {
+        Simulator slow = slowest.get(uarch);
+        if (slow == null || !options.secondGeneration()
+                || options.harnessMemory(RunModel.runsAsLoop(block, options))) {
+            return null;
+        }
+        dev.basalt.simulator.params.Dividers dividers = simulators.get(uarch).params().core().dividers();
+        for (int i = 0; i < block.size(); i++) {
+            dev.basalt.decoder.Instruction insn = block.instruction(i);
+            if (BlockFacts.integerDivide(insn) && dividers.valueDependent(insn.form())) {
+                dev.basalt.simulator.params.Dividers.Timing[] range = dividers.range(insn.form());
+                return String.format(java.util.Locale.ROOT, "%s (%s) takes %d to %d cycles by the values it divides"
+                        + " (%d to %d between divisions), which are not known here: the cycles take the fast end,"
+                        + " the interval runs to the slow end", insn.mnemonic(), insn.form(), range[0].latency(),
+                        range[1].latency(), range[0].cycles(), range[1].cycles());
+            }
+        }
+        return null;
     }
 
     /**

@@ -65,4 +65,29 @@ class IntegerDividerTest {
             assertTrue(mape < limit[c], cpus[c].llvmName() + ": narrow divides' MAPE " + mape + " over " + count);
         }
     }
+
+    /**
+     * In a loop the values divided are not known: the prediction takes the divide's fast end and its interval runs to
+     * the slow end, covering the range Agner Fog measured for a 64-bit {@code div} (Haswell 32–96 cycles, Skylake
+     * 35–88, Ivy Bridge 29–94), with a note that names the instruction. Under BHive's harness the values are known
+     * and no interval is given.
+     */
+    @Test
+    void aLoopsDivideOfUnknownValuesCarriesItsRange() {
+        BasicBlock loop = BasicBlock.fromHex("31d248f7f149ffc875f6"); // xor edx, edx; div rcx; dec r8d; jnz
+        int[][] range = {{32, 96}, {35, 88}, {29, 94}};
+        Microarchitecture[] cpus = {Microarchitecture.HASWELL, Microarchitecture.SKYLAKE, Microarchitecture.IVYBRIDGE};
+        SimulatorEstimator sim = SimulatorEstimator.standard();
+        for (int c = 0; c < cpus.length; c++) {
+            dev.basalt.core.Prediction p = sim.predict(loop, cpus[c]);
+            assertEquals(range[c][0], p.cyclesPerIteration(), 0.05, cpus[c].llvmName());
+            dev.basalt.core.Interval iv = p.interval().orElseThrow();
+            assertTrue(iv.low() <= range[c][0] + 0.05 && iv.high() >= range[c][1] - 0.05,
+                    cpus[c].llvmName() + ": " + iv);
+            assertTrue(p.notes().stream().anyMatch(n -> n.startsWith("div (DIV r64)")), p.notes().toString());
+        }
+        // The same divide unrolled under the harness: values known, no interval.
+        BasicBlock unrolled = BasicBlock.fromHex("31d248f7f1");
+        assertTrue(sim.predict(unrolled, Microarchitecture.SKYLAKE).interval().isEmpty());
+    }
 }

@@ -240,7 +240,8 @@ class ResidualMechanismsTest {
      * {@code xor edx, edx; div rcx} and its 32-bit form: rax goes from one division to the next, so an iteration
      * takes the division's latency — on BHive's small operands the fast end of the CPU's range ({@link Dividers},
      * Agner Fog's tables: 64-bit 32/35/29 cycles, 32-bit 22/26/19 on Haswell/Skylake/Ivy Bridge), where llvm-mca's
-     * row gives the 64-bit worst case (76 on Skylake for both widths). A loop's operands are not known: the row's.
+     * row gives the 64-bit worst case (76 on Skylake for both widths). A loop's operands are not known: the fast end,
+     * with an interval to the slow one.
      */
     @Test
     void aDivisionOnTheHarnesssSmallOperandsTakesTheFastEndOfItsRange() {
@@ -252,10 +253,12 @@ class ResidualMechanismsTest {
             assertEquals(expected[c][1], cycles(cpu, "31d2f7f1", Simulator.MemoryModel.HARNESS), 0.05,
                     "div ecx on " + cpu.llvmName());
         }
-        // In a loop (distinct memory: values unknown) the row's latency stands.
+        // In a loop (distinct memory: values unknown) the fast end too, no longer the row's slow one presented as
+        // fact; the estimator's interval reaches the slow end (IntegerDividerTest).
         String loop = "31d248f7f148ffcf75f6"; // xor edx, edx; div rcx; dec rdi; jnz
         int row = SimulatorParams.standard(Microarchitecture.SKYLAKE).forms().get("DIV r64").latency();
-        assertEquals(row, cycles(Microarchitecture.SKYLAKE, loop, Simulator.MemoryModel.AUTO), 0.05);
+        assertEquals(35, cycles(Microarchitecture.SKYLAKE, loop, Simulator.MemoryModel.AUTO), 0.05);
+        assertTrue(row > 35, "the row's latency " + row);
         // The divider is held: with a fresh dividend each iteration (mov rax, rsi) no chain is left, and an
         // iteration takes at least the divider's 21 cycles a 64-bit division on Skylake (Agner Fog: reciprocal
         // throughput 21; the row's microcode micro-ops may keep a port busier), well under the 35 of a chain.

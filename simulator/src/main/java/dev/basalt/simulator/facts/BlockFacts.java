@@ -165,7 +165,9 @@ public class BlockFacts {
             this.executedShare = null;
         }
         this.stackSync = options.stackEngine() ? InstructionShape.stackSyncs(stackOp, usesStack) : new boolean[n];
-        // BHive's harness divides small values: dividers take their fast timings (Dividers).
+        // BHive's harness divides small values: dividers take their fast timings (Dividers). Elsewhere the values are
+        // not known: an integer divide takes its fast end too, and the prediction's interval its slow one
+        // (SimulatorEstimator); an FP divide, whose range is narrow, its row.
         boolean smallOperands = options.secondGeneration()
                 && options.harnessMemory(RunModel.runsAsLoop(block, options));
         int alu = context.ports().aluGroup();
@@ -185,7 +187,8 @@ public class BlockFacts {
             offset[i] = insn.offset();
             bytes = Math.max(bytes, insn.offset() + (long) insn.length());
             int[] ops = f.ops();
-            Dividers.Timing small = smallOperands ? f.smallOperands() : null;
+            Dividers.Timing small = smallOperands || options.secondGeneration() && integerDivide(insn)
+                    ? f.smallOperands() : null;
             if (small != null && small.cycles() > 0 && f.dividerUnit() < 0) {
                 ops = Dividers.holding(ops, f.dividerUnit(), small.cycles());
             }
@@ -410,5 +413,11 @@ public class BlockFacts {
             return 0;
         }
         return X87Assists.perIteration(block) * cost;
+    }
+
+    /** Whether {@code insn} is an integer divide ({@code div}, {@code idiv}). */
+    public static boolean integerDivide(Instruction insn) {
+        String m = insn.mnemonic();
+        return m.equals("div") || m.equals("idiv");
     }
 }

@@ -220,7 +220,9 @@ public final class CpuConfigs {
             "DIV r8", 22, 9, "DIV r16", 23, 9, "IDIV r8", 23, 8, "IDIV r16", 22, 8)
             // Integer divides' micro-ops, from the same tables (Dividers#microOps). The 64-bit forms' rows are near
             // theirs already (32 and 66 against 36 and 59) and keep them.
-            .withMicroOps("DIV r8", 9, "DIV r16", 11, "DIV r32", 10, "IDIV r8", 9, "IDIV r16", 10, "IDIV r32", 9);
+            .withMicroOps("DIV r8", 9, "DIV r16", 11, "DIV r32", 10, "IDIV r8", 9, "IDIV r16", 10, "IDIV r32", 9)
+            // The upper ends of the same ranges (Dividers#slowOperands): a 64-bit division three times as long.
+            .withSlowOperands("DIV r32", 29, 11, "IDIV r32", 29, 11, "DIV r64", 96, 74, "IDIV r64", 103, 81);
     private static final Dividers SKYLAKE_DIVIDERS = Dividers.of(
             "DIV r32", 26, 6, "DIV r64", 35, 21, "IDIV r32", 26, 6, "IDIV r64", 42, 24,
             "DIV r8", 23, 6, "DIV r16", 23, 6, "IDIV r8", 24, 6, "IDIV r16", 23, 6,
@@ -229,7 +231,8 @@ public final class CpuConfigs {
             "VDIVSS xmm, xmm, xmm", 11, 3, "VDIVSD xmm, xmm, xmm", 13, 4, "VDIVPS xmm, xmm, xmm", 11, 3,
             "VDIVPD xmm, xmm, xmm", 13, 4, "VSQRTSS xmm, xmm, xmm", 12, 3, "VSQRTSD xmm, xmm, xmm", 15, 4,
             "VSQRTPS xmm, xmm", 12, 3, "VSQRTPD xmm, xmm", 15, 4)
-            .withMicroOps("DIV r8", 10, "DIV r16", 10, "DIV r32", 10, "IDIV r8", 11, "IDIV r16", 10, "IDIV r32", 10);
+            .withMicroOps("DIV r8", 10, "DIV r16", 10, "DIV r32", 10, "IDIV r8", 11, "IDIV r16", 10, "IDIV r32", 10)
+            .withSlowOperands("DIV r64", 88, 83, "IDIV r64", 95, 90);
     // Measured on the Xeon 6 (DESIGN.md §15), chains on BHive's values: xor edx, edx; div ecx 11.91 cycles, the same
     // with div rcx 14.99, divsd 12.99, sqrtsd 18.00. The divider's occupancy was not measured: the rows' stand.
     private static final Dividers GOLDEN_COVE_DIVIDERS = Dividers.of(
@@ -240,5 +243,6 @@ public final class CpuConfigs {
             "SQRTSS xmm, xmm", 11, 7, "SQRTSD xmm, xmm", 16, 8, "SQRTPS xmm, xmm", 11, 7, "SQRTPD xmm, xmm", 16, 8,
             "VDIVSS xmm, xmm, xmm", 10, 7, "VDIVSD xmm, xmm, xmm", 10, 8, "VDIVPS xmm, xmm, xmm", 10, 7,
             "VDIVPD xmm, xmm, xmm", 10, 8, "VSQRTSS xmm, xmm, xmm", 11, 7, "VSQRTSD xmm, xmm, xmm", 16, 8,
-            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8);
+            "VSQRTPS xmm, xmm", 11, 7, "VSQRTPD xmm, xmm", 16, 8)
+            .withSlowOperands("DIV r64", 94, 76, "IDIV r64", 103, 88);
 }

@@ -1,5 +1,6 @@
 package dev.basalt.simulator.params;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -27,15 +28,21 @@ import java.util.TreeMap;
  * @param smallOperands per register form ({@code DIV r64}, {@code DIVSD xmm, xmm}), its timing on small operands
  * @param microOps      per integer register form ({@code DIV r32}), its micro-ops (fused and unfused alike); a form
  *                      that loads its divisor has one more
+ * @param slowOperands  per register form that {@code smallOperands} names, its timing on the operands that take
+ *                      longest (the upper ends of the same tables' ranges): where the values are not known (a
+ *                      user's loop) the prediction takes the fast end and its interval reaches this one
  */
-public record Dividers(Map<String, Timing> smallOperands, Map<String, Integer> microOps) {
+public record Dividers(Map<String, Timing> smallOperands,
+                       // Left out when empty, so that a table without them keeps its fingerprint.
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Integer> microOps,
+                       @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Timing> slowOperands) {
 
     /** No value-dependent timings: every divider takes its row's. */
-    public static final Dividers NONE = new Dividers(Map.of(), Map.of());
+    public static final Dividers NONE = new Dividers(Map.of(), Map.of(), Map.of());
 
-    /** Timings without micro-op counts. */
+    /** Timings without micro-op counts or slow ends. */
     public Dividers(Map<String, Timing> smallOperands) {
-        this(smallOperands, Map.of());
+        this(smallOperands, Map.of(), Map.of());
     }
 
     /**
@@ -55,6 +62,15 @@ public record Dividers(Map<String, Timing> smallOperands, Map<String, Integer> m
         smallOperands = smallOperands == null ? Map.of() : java.util.Collections.unmodifiableMap(
                 new TreeMap<>(smallOperands));
         microOps = microOps == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(microOps));
+        slowOperands = slowOperands == null ? Map.of() : java.util.Collections.unmodifiableMap(
+                new TreeMap<>(slowOperands));
+        for (Map.Entry<String, Timing> e : slowOperands.entrySet()) {
+            Timing fast = smallOperands.get(e.getKey());
+            if (fast == null || e.getValue().latency() < fast.latency() || e.getValue().cycles() < fast.cycles()) {
+                throw new IllegalArgumentException("divider " + e.getKey() + ": slow end " + e.getValue()
+                        + " without a small-operand timing or faster than it (" + fast + ")");
+            }
+        }
         for (Map.Entry<String, Integer> e : microOps.entrySet()) {
             if (e.getValue() < 1 || e.getValue() > InstructionParams.MAX_UOPS || !smallOperands.containsKey(e.getKey())) {
                 throw new IllegalArgumentException("divider " + e.getKey() + ": " + e.getValue()
@@ -82,7 +98,14 @@ public record Dividers(Map<String, Timing> smallOperands, Map<String, Integer> m
         t.putAll(smallOperands);
         Map<String, Integer> u = new TreeMap<>(defaults.microOps);
         u.putAll(microOps);
-        return new Dividers(t, u);
+        Map<String, Timing> slow = new TreeMap<>();
+        defaults.slowOperands.forEach((form, timing) -> {
+            if (t.get(form).equals(defaults.smallOperands.get(form))) { // a slow end only over the same fast end
+                slow.put(form, timing);
+            }
+        });
+        slow.putAll(slowOperands);
+        return new Dividers(t, u, slow);
     }
 
     /** These timings with micro-op counts from {@code form, microOps} pairs. */
@@ -91,7 +114,42 @@ public record Dividers(Map<String, Timing> smallOperands, Map<String, Integer> m
         for (int k = 0; k < pairs.length; k += 2) {
             m.put((String) pairs[k], (Integer) pairs[k + 1]);
         }
-        return new Dividers(smallOperands, m);
+        return new Dividers(smallOperands, m, slowOperands);
+    }
+
+    /** These timings with slow ends from {@code form, latency, cycles} triples. */
+    public Dividers withSlowOperands(Object... triples) {
+        Map<String, Timing> m = new TreeMap<>(slowOperands);
+        m.putAll(of(triples).smallOperands);
+        return new Dividers(smallOperands, microOps, m);
+    }
+
+    /** The dividers as they run on the slowest operands: each slow end in place of its fast one. */
+    public Dividers slowest() {
+        Map<String, Timing> t = new TreeMap<>(smallOperands);
+        t.putAll(slowOperands);
+        return new Dividers(t, microOps, Map.of());
+    }
+
+    /** Whether {@code form}'s time depends on the values divided ({@code DIV m64}: its register form's). */
+    public boolean valueDependent(String form) {
+        if (slowOperands.isEmpty()) {
+            return false;
+        }
+        if (slowOperands.containsKey(form)) {
+            return true;
+        }
+        String register = LoadOperation.registerForm(form);
+        return register != null && slowOperands.containsKey(register);
+    }
+
+    /** {@code form}'s fast and slow timings ({@code DIV m64}: its register form's), for notes; null when not named. */
+    public Timing[] range(String form) {
+        String f = smallOperands.containsKey(form) ? form : LoadOperation.registerForm(form);
+        if (f == null || !smallOperands.containsKey(f)) {
+            return null;
+        }
+        return new Timing[] {smallOperands.get(f), slowOperands.getOrDefault(f, smallOperands.get(f))};
     }
 
     /**

@@ -69,7 +69,8 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.dividers().hasNone()) { // a table written before dividers' timings existed: the CPU's
             core = core.withDividers(CoreParams.defaults(mcpu).dividers());
         }
-        if (core.dividers().microOps().isEmpty()) { // a table written before divides' micro-op counts: the CPU's
+        if (core.dividers().microOps().isEmpty() && core.dividers().slowOperands().isEmpty()) {
+            // A table written before divides' micro-op counts and slow ends: the CPU's.
             core = core.withDividers(core.dividers().completedBy(CoreParams.defaults(mcpu).dividers()));
         }
         if (core.fences().hasNone()) { // likewise fences' cycles
