@@ -121,7 +121,14 @@ public final class Simulator implements RunModel {
     public Bottleneck bottleneck(BasicBlock block, Options options) {
         Result r = run(block, options);
         if (options.secondGeneration()) {
-            return bottleneck(r.cyclesPerIteration(), bounds(block, options));
+            double[] used = r.portCycles();
+            int busiest = 0;
+            for (int p = 1; p < used.length; p++) {
+                busiest = used[p] > used[busiest] ? p : busiest;
+            }
+            Bottleneck b = bottleneck(r.cyclesPerIteration(), bounds(block, options));
+            return used.length == 0 || !options.issueTimePorts() ? b
+                    : b.withBinding(params().ports().get(busiest), used[busiest]);
         }
         // the first machine (llvm-mca's): its own chain, dispatch width and the ports its run used
         int n = block.size();
