@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
         subcommands = {DecodeCommand.class, DatasetCommand.class, SimulateCommand.class, PredictCommand.class,
             AnalyzeCommand.class,
             ParamsCommand.class, TrainCommand.class, TuneCommand.class, ExplainCommand.class, EvalCommand.class,
-            MeasureCommand.class, CalibrateCommand.class, ServeCommand.class,
+            MeasureCommand.class, CalibrateCommand.class, ServeCommand.class, McaCommand.class,
             CommandLine.HelpCommand.class})
 public final class Basalt {
 
@@ -70,6 +70,8 @@ public final class Basalt {
         cl.getCommandSpec().usageMessage().footer(footer());
         cl.setOut(out);
         cl.setErr(err);
+        // basalt mca reads llvm-mca's command line itself (McaArguments): picocli passes it through whole.
+        cl.getSubcommands().get("mca").setUnmatchedOptionsArePositionalParams(true);
         cl.registerConverter(Microarchitecture.class, name -> {
             // Options that take a list split at commas before converting; a comma here is a list given to a
             // one-CPU option.

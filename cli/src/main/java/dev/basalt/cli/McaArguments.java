@@ -1,0 +1,231 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Microarchitecture;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * llvm-mca's command line, read as llvm-mca reads it (LLVM's option library): one or two dashes, a value after
+ * {@code =} or as the next argument, a flag with an optional {@code =true|false}, one input file or {@code -}
+ * (standard input, the default). An option llvm-mca has but Basalt does not serve is refused by name; an option
+ * llvm-mca does not have is refused as unknown — never ignored, so a script learns at once what it cannot rely on.
+ *
+ * @param input           the assembly file, or "-" for standard input
+ * @param output          where to write ({@code -o}), or "-" for standard output
+ * @param cpu             the CPU ({@code -mcpu}; Basalt's names and aliases, and llvm's names of the same cores)
+ * @param iterations      iterations to simulate ({@code -iterations}; 0 or absent: 100, as llvm-mca)
+ * @param instructionInfo print the instruction info view
+ * @param resourcePressure print the resource views
+ * @param summary         print the summary view
+ * @param intel           print instructions in Intel syntax ({@code -output-asm-variant=1}, {@code
+ *                        -x86-asm-syntax=intel}); else AT&T, llvm-mca's default
+ * @param model           a learned model whose cycles to add to the summary ({@code --basalt-model}), or null
+ */
+record McaArguments(String input, String output, Microarchitecture cpu, int iterations, boolean instructionInfo,
+                    boolean resourcePressure, boolean summary, boolean intel, String model) {
+
+    /** How an option takes its value. */
+    private enum Kind { FLAG, VALUE }
+
+    /** llvm-mca's options that Basalt serves. */
+    private static final Map<String, Kind> SERVED = Map.ofEntries(
+            Map.entry("mtriple", Kind.VALUE), Map.entry("march", Kind.VALUE), Map.entry("mcpu", Kind.VALUE),
+            Map.entry("iterations", Kind.VALUE), Map.entry("o", Kind.VALUE),
+            Map.entry("resource-pressure", Kind.FLAG),
+            Map.entry("instruction-info", Kind.FLAG), Map.entry("summary-view", Kind.FLAG),
+            Map.entry("output-asm-variant", Kind.VALUE), Map.entry("x86-asm-syntax", Kind.VALUE),
+            Map.entry("skip-unsupported-instructions", Kind.VALUE), Map.entry("basalt-model", Kind.VALUE),
+            Map.entry("help", Kind.FLAG), Map.entry("h", Kind.FLAG));
+
+    /** llvm-mca's options that Basalt does not serve (yet), with why: refused by name. */
+    private static final Map<String, String> REFUSED = Map.ofEntries(
+            Map.entry("json", "llvm-mca's JSON layout is not written yet"),
+            Map.entry("timeline", "the timeline view is not written yet (basalt simulate --view timeline has one)"),
+            Map.entry("timeline-max-iterations", "the timeline view is not written yet"),
+            Map.entry("timeline-max-cycles", "the timeline view is not written yet"),
+            Map.entry("bottleneck-analysis", "llvm-mca's bottleneck view is not written yet (Basalt's own bottleneck"
+                    + " is printed after llvm-mca's views)"),
+            Map.entry("all-views", "the timeline, bottleneck and statistics views are not written yet"),
+            Map.entry("all-stats", "the statistics views are not written yet"),
+            Map.entry("dispatch-stats", "the statistics views are not written yet"),
+            Map.entry("scheduler-stats", "the statistics views are not written yet"),
+            Map.entry("retire-stats", "the statistics views are not written yet"),
+            Map.entry("register-file-stats", "the statistics views are not written yet"),
+            Map.entry("mattr", "Basalt's CPU tables fix the instruction set extensions"),
+            Map.entry("dispatch", "Basalt's CPU tables fix the dispatch width"),
+            Map.entry("register-file-size", "Basalt's CPU tables fix the register files"),
+            Map.entry("squash-cyclic-dependencies", "not an option of Basalt's simulator"),
+            Map.entry("noalias", "Basalt's memory models are --basalt-memory's, not llvm-mca's alias switch"),
+            Map.entry("lqueue", "Basalt's CPU tables fix the load queue"),
+            Map.entry("squeue", "Basalt's CPU tables fix the store queue"),
+            Map.entry("instruction-tables", "the instruction tables mode is not written yet"),
+            Map.entry("show-encoding", "encodings are not printed yet"),
+            Map.entry("show-barriers", "barriers are not printed yet"),
+            Map.entry("disable-cb", "Basalt has no custom behaviour to disable"),
+            Map.entry("disable-im", "Basalt has no instrument manager"),
+            Map.entry("call-latency", "calls are simulated, not given a latency"),
+            Map.entry("print-imm-hex", "immediates are printed as the syntax prints them"));
+
+    /** llvm's names of the cores Basalt knows under other names. */
+    private static final Map<String, String> LLVM_NAMES = Map.ofEntries(
+            Map.entry("skylake-avx512", "skylake"), Map.entry("skx", "skylake"), Map.entry("cascadelake", "skylake"),
+            Map.entry("kabylake", "skylake"), Map.entry("coffeelake", "skylake"), Map.entry("broadwell", "haswell"),
+            Map.entry("core-avx2", "haswell"), Map.entry("core-avx-i", "ivybridge"),
+            Map.entry("sapphirerapids", "graniterapids"), Map.entry("emeraldrapids", "graniterapids"),
+            Map.entry("alderlake", "graniterapids"), Map.entry("raptorlake", "graniterapids"),
+            Map.entry("meteorlake", "graniterapids"),
+            // What Compiler Explorer passes: -mcpu=generic when the compiler names no CPU, gcc's -march levels.
+            Map.entry("generic", "haswell"), Map.entry("x86-64", "haswell"), Map.entry("x86-64-v2", "haswell"),
+            Map.entry("x86-64-v3", "haswell"), Map.entry("x86-64-v4", "skylake"));
+
+    /** The usage text, for {@code -help}. */
+    static final String USAGE = String.join("\n",
+            "Usage: basalt mca [llvm-mca options] [FILE | -]",
+            "llvm-mca's command line and views, filled by Basalt's simulator (basalt-mca stands in for llvm-mca).",
+            "Reads assembly (AT&T or Intel; # LLVM-MCA-BEGIN name / # LLVM-MCA-END regions) from FILE or stdin.",
+            "  -mtriple=x86_64-...  -march=x86-64  -mcpu=CPU (default haswell; llvm names map to Basalt's cores)",
+            "  -iterations=N (default 100)  -o FILE",
+            "  -summary-view -instruction-info -resource-pressure (each default on; =false to leave out)",
+            "  -output-asm-variant=0|1  -x86-asm-syntax=att|intel  -skip-unsupported-instructions=none",
+            "  --basalt-model=NAME  a learned model's cycles beside the simulator's (granite, ithemal, bounds)",
+            "After llvm-mca's views, Basalt's own: the bound that wins, the bottleneck, the interval and notes.",
+            "Refused by name: -json, -timeline, -bottleneck-analysis, -all-views and the statistics views (not",
+            "written yet), and options whose numbers Basalt's",
+            "CPU tables fix (-mattr, -dispatch, -register-file-size, -lqueue, -squeue).");
+
+    /** Reads {@code args}; a usage mistake is a {@link BadInputException} naming the option. */
+    static McaArguments parse(List<String> args) {
+        String input = null;
+        String output = "-";
+        Microarchitecture cpu = Microarchitecture.HASWELL;
+        int iterations = 100;
+        boolean info = true;
+        boolean pressure = true;
+        boolean summary = true;
+        boolean intel = false;
+        String model = null;
+        boolean inputsOnly = false;
+        for (int k = 0; k < args.size(); k++) {
+            String a = args.get(k);
+            if (inputsOnly || !a.startsWith("-") || a.equals("-")) {
+                if (input != null) {
+                    throw new BadInputException("basalt mca takes one input file; got '" + input + "' and '" + a
+                            + "'");
+                }
+                input = a;
+                continue;
+            }
+            if (a.equals("--")) {
+                inputsOnly = true;
+                continue;
+            }
+            String body = a.startsWith("--") ? a.substring(2) : a.substring(1);
+            int eq = body.indexOf('=');
+            String name = eq < 0 ? body : body.substring(0, eq);
+            String attached = eq < 0 ? null : body.substring(eq + 1);
+            if (REFUSED.containsKey(name)) {
+                throw new BadInputException("basalt mca: option -" + name + " is not supported: " + REFUSED.get(name));
+            }
+            Kind kind = SERVED.get(name);
+            if (kind == null) {
+                throw new BadInputException("basalt mca: unknown option '" + a + "' (basalt mca -help lists the "
+                        + "options it serves)");
+            }
+            String value;
+            if (kind == Kind.VALUE) {
+                if (attached != null) {
+                    value = attached;
+                } else if (k + 1 < args.size()) {
+                    value = args.get(++k);
+                } else {
+                    throw new BadInputException("basalt mca: option -" + name + " needs a value");
+                }
+            } else {
+                value = attached == null ? "true" : attached;
+                if (!value.equals("true") && !value.equals("false") && !value.equals("1") && !value.equals("0")) {
+                    throw new BadInputException("basalt mca: option -" + name + " takes true or false, got '"
+                            + value + "'");
+                }
+            }
+            boolean on = value.equals("true") || value.equals("1");
+            switch (name) {
+                case "help", "h" -> throw new HelpRequested();
+                case "mtriple" -> {
+                    String arch = value.toLowerCase(Locale.ROOT);
+                    if (!(arch.startsWith("x86_64") || arch.startsWith("x86-64") || arch.startsWith("amd64"))) {
+                        throw new BadInputException("basalt mca: -mtriple=" + value + ": Basalt models x86-64 only");
+                    }
+                }
+                case "march" -> {
+                    if (!value.equals("x86-64") && !value.equals("x86_64")) {
+                        throw new BadInputException("basalt mca: -march=" + value + ": Basalt models x86-64 only");
+                    }
+                }
+                case "mcpu" -> cpu = cpu(value);
+                case "iterations" -> {
+                    iterations = count("iterations", value, 0, 100_000);
+                    iterations = iterations == 0 ? 100 : iterations;
+                }
+                case "o" -> output = value;
+                case "resource-pressure" -> pressure = on;
+                case "instruction-info" -> info = on;
+                case "summary-view" -> summary = on;
+                case "output-asm-variant" -> {
+                    int v = count(name, value, 0, 1);
+                    intel = v == 1;
+                }
+                case "x86-asm-syntax" -> {
+                    if (!value.equals("intel") && !value.equals("att")) {
+                        throw new BadInputException("basalt mca: -x86-asm-syntax=" + value + ": att or intel");
+                    }
+                    intel = value.equals("intel");
+                }
+                case "skip-unsupported-instructions" -> {
+                    if (!value.equals("none")) {
+                        throw new BadInputException("basalt mca: -skip-unsupported-instructions=" + value + " is not "
+                                + "supported: an instruction Basalt cannot read is an error naming its line");
+                    }
+                }
+                case "basalt-model" -> model = value;
+                default -> throw new IllegalStateException("served option without a meaning: " + name);
+            }
+        }
+        return new McaArguments(input == null ? "-" : input, output, cpu, iterations, info, pressure, summary,
+                intel, model);
+    }
+
+    /** {@code -help} asked: the caller prints the usage. */
+    static final class HelpRequested extends RuntimeException {
+        HelpRequested() {
+            super("help", null, false, false);
+        }
+    }
+
+    private static Microarchitecture cpu(String name) {
+        String n = LLVM_NAMES.getOrDefault(name.toLowerCase(Locale.ROOT), name);
+        try {
+            return Microarchitecture.parse(n);
+        } catch (IllegalArgumentException e) {
+            List<String> known = new ArrayList<>();
+            Microarchitecture.all().forEach(m -> known.add(m.llvmName()));
+            throw new BadInputException("basalt mca: -mcpu=" + name + ": not a CPU Basalt models (" + String.join(", ",
+                    known) + ", or llvm's names of the same cores)");
+        }
+    }
+
+    private static int count(String option, String value, int min, int max) {
+        try {
+            int v = Integer.parseInt(value.strip());
+            if (v < min || v > max) {
+                throw new BadInputException("basalt mca: -" + option + "=" + value + ": must be in " + min + ".."
+                        + max);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new BadInputException("basalt mca: -" + option + "=" + value + ": not a whole number");
+        }
+    }
+}

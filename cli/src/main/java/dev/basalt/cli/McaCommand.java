@@ -1,0 +1,265 @@
+package dev.basalt.cli;
+
+import dev.basalt.core.Microarchitecture;
+import dev.basalt.core.Prediction;
+import dev.basalt.decoder.Assembly;
+import dev.basalt.decoder.AssemblyException;
+import dev.basalt.decoder.BasicBlock;
+import dev.basalt.decoder.Instruction;
+import dev.basalt.decoder.Operand;
+import dev.basalt.simulator.Bottleneck;
+import dev.basalt.simulator.InstructionTable;
+import dev.basalt.simulator.Simulator;
+import dev.basalt.simulator.SimulatorEstimator;
+import dev.basalt.simulator.bounds.Bounds;
+import dev.basalt.simulator.params.SimulatorParams;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+
+/**
+ * {@code basalt mca}: llvm-mca's command line ({@link McaArguments}) and views, filled by Basalt's second-generation
+ * simulator on its tuned tables, in llvm-mca's text layout, so that what reads llvm-mca's output reads this. Each
+ * code region ({@code # LLVM-MCA-BEGIN name} … {@code # LLVM-MCA-END}, or the whole input) is one block, simulated
+ * as {@code basalt simulate} simulates it (a region ending in a jump back to its start runs as a loop). After
+ * llvm-mca's views comes Basalt's section, marked as such: the bound that wins, the bottleneck, the interval, notes.
+ */
+@Command(name = "mca", description = "llvm-mca's command line and views, filled by Basalt's simulator "
+        + "(basalt-mca stands in for llvm-mca); basalt mca -help lists the options.")
+final class McaCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(arity = "0..*", paramLabel = "ARG", description = "llvm-mca's options and the input file")
+    List<String> args = new ArrayList<>();
+
+    private static final Pattern STATEMENT = Pattern.compile("^\\s*(?:[A-Za-z_.$@][\\w.$@]*:\\s*)?([a-z].*)$");
+
+    @Override
+    public Integer call() throws IOException {
+        McaArguments a;
+        try {
+            a = McaArguments.parse(args);
+        } catch (McaArguments.HelpRequested help) {
+            spec.commandLine().getOut().println(McaArguments.USAGE);
+            return 0;
+        }
+        String text = a.input().equals("-") ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
+                : BlockInput.readText(Path.of(a.input()), a.input());
+        Assembly.Syntax syntax = Assembly.Syntax.detect(text);
+        List<Assembly.Block> regions;
+        try {
+            regions = Assembly.parse(text, syntax).stream().filter(b -> b.region() != null).toList();
+            if (regions.isEmpty()) { // no markers: the whole input is one region, as llvm-mca takes it
+                text = "# LLVM-MCA-BEGIN\n" + text + "\n# LLVM-MCA-END\n";
+                regions = Assembly.parse(text, syntax).stream().filter(b -> b.region() != null).toList();
+            }
+        } catch (AssemblyException e) {
+            throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input()) + ": " + e.getMessage());
+        }
+        if (regions.isEmpty()) {
+            throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input()) + ": no instructions");
+        }
+        String[] lines = text.split("\n", -1);
+        StringWriter buffer = new StringWriter();
+        PrintWriter out = new PrintWriter(buffer);
+        Simulator sim = new Simulator(SimulatorParams.standard(a.cpu()));
+        SimulatorEstimator estimator = SimulatorEstimator.standard();
+        boolean named = regions.size() > 1 || !regions.get(0).region().isEmpty();
+        for (int k = 0; k < regions.size(); k++) {
+            Assembly.Block region = regions.get(k);
+            if (named) {
+                out.printf(Locale.ROOT, "%n[%d] Code Region%s%n%n", k,
+                        region.region().isEmpty() ? "" : " - " + region.region());
+            }
+            region(out, a, sim, estimator, region, lines, syntax);
+        }
+        out.flush();
+        if (a.output().equals("-")) {
+            spec.commandLine().getOut().print(buffer);
+            spec.commandLine().getOut().flush();
+        } else {
+            Path file = Path.of(a.output());
+            if (java.nio.file.Files.isDirectory(file)) {
+                throw new BadInputException("basalt mca: -o " + file + " is a folder, not a file");
+            }
+            dev.basalt.core.AtomicFiles.writeString(file, buffer.toString());
+        }
+        return 0;
+    }
+
+    /** The views of one region. */
+    private static void region(PrintWriter out, McaArguments a, Simulator sim, SimulatorEstimator estimator,
+                               Assembly.Block region, String[] lines, Assembly.Syntax syntax) {
+        BasicBlock block = region.basicBlock();
+        Simulator.Options options = Simulator.Options.defaults().withIterations(a.iterations());
+        Simulator.Result r = sim.run(block, options);
+        Bounds bounds = sim.bounds(block, options);
+        List<InstructionTable.Row> rows = InstructionTable.of(bounds);
+        List<String> text = instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL);
+        int n = block.size();
+        long uops = 0;
+        for (InstructionTable.Row row : rows) {
+            uops += row.unfused();
+        }
+        long cycles = Math.max(1, r.totalCycles());
+        if (a.summary()) {
+            long instructions = (long) n * a.iterations();
+            out.printf(Locale.ROOT, "Iterations:        %d%n", a.iterations());
+            out.printf(Locale.ROOT, "Instructions:      %d%n", instructions);
+            out.printf(Locale.ROOT, "Total Cycles:      %d%n", cycles);
+            out.printf(Locale.ROOT, "Total uOps:        %d%n%n", uops * a.iterations());
+            out.printf(Locale.ROOT, "Dispatch Width:    %d%n", sim.params().core().issueWidth());
+            out.printf(Locale.ROOT, "uOps Per Cycle:    %.2f%n", uops * (double) a.iterations() / cycles);
+            out.printf(Locale.ROOT, "IPC:               %.2f%n", instructions / (double) cycles);
+            out.printf(Locale.ROOT, "Block RThroughput: %.1f%n%n", Math.max(bounds.issue(), bounds.ports()));
+        }
+        if (a.instructionInfo()) {
+            out.printf("%nInstruction Info:%n[1]: #uOps%n[2]: Latency%n[3]: RThroughput%n[4]: MayLoad%n"
+                    + "[5]: MayStore%n[6]: HasSideEffects (U)%n%n");
+            out.println("[1]    [2]    [3]    [4]    [5]    [6]    Instructions:");
+            for (int i = 0; i < n; i++) {
+                Instruction insn = block.instruction(i);
+                InstructionTable.Row row = rows.get(i);
+                double rthroughput = 0;
+                for (double c : row.portCycles()) {
+                    rthroughput = Math.max(rthroughput, c);
+                }
+                rthroughput = Math.max(rthroughput, row.fused() / (double) sim.params().core().issueWidth());
+                out.println(cell(" " + row.unfused()) + cell(" " + row.latency())
+                        + cell(String.format(Locale.ROOT, "%.2f", rthroughput))
+                        + cell(memory(insn, true) ? " *" : "") + cell(memory(insn, false) ? " *" : "")
+                        + cell(sideEffects(insn) ? " U" : "") + text.get(i));
+            }
+            out.println();
+        }
+        if (a.resourcePressure()) {
+            List<String> ports = sim.params().ports();
+            out.printf("%nResources:%n");
+            for (int p = 0; p < ports.size(); p++) {
+                out.printf(Locale.ROOT, "%-6s- %s%n", "[" + p + "]", portName(ports.get(p)));
+            }
+            out.printf("%n%nResource pressure per iteration:%n");
+            StringBuilder head = new StringBuilder();
+            for (int p = 0; p < ports.size(); p++) {
+                head.append(cell("[" + p + "]"));
+            }
+            out.println(head);
+            StringBuilder total = new StringBuilder();
+            for (double c : bounds.portLoads()) {
+                total.append(pressure(c));
+            }
+            out.println(total);
+            out.printf("%nResource pressure by instruction:%n");
+            out.println(head + "Instructions:");
+            for (int i = 0; i < n; i++) {
+                StringBuilder line = new StringBuilder();
+                for (double c : rows.get(i).portCycles()) {
+                    line.append(pressure(c));
+                }
+                out.println(line + text.get(i));
+            }
+        }
+        basaltSection(out, a, sim, estimator, block, r, bounds, options);
+    }
+
+    /** Basalt's own findings, after llvm-mca's views and marked as Basalt's. */
+    private static void basaltSection(PrintWriter out, McaArguments a, Simulator sim, SimulatorEstimator estimator,
+                                      BasicBlock block, Simulator.Result r, Bounds bounds, Simulator.Options options) {
+        out.printf(Locale.ROOT, "%n%nBasalt (not an llvm-mca view):%n");
+        out.printf(Locale.ROOT, "  CPU:                  %s%n", a.cpu().llvmName());
+        out.printf(Locale.ROOT, "  Cycles per iteration: %.2f (%s)%n", r.cyclesPerIteration(),
+                dev.basalt.simulator.facts.RunModel.runsAsLoop(block, options) ? "loop" : "unrolled");
+        Prediction p = estimator.predict(block, a.cpu());
+        p.interval().ifPresent(iv -> out.printf(Locale.ROOT, "  Interval:             %.2f-%.2f%n", iv.low(),
+                iv.high()));
+        out.printf(Locale.ROOT, "  Bounds:               %s%n", bounds.describe());
+        Bottleneck b = sim.bottleneck(block, options);
+        out.printf(Locale.ROOT, "  Bottleneck:           %s%n", b.describe());
+        if (a.model() != null) {
+            dev.basalt.core.ThroughputEstimator model = dev.basalt.core.Estimators.load(a.model());
+            if (!model.supported().contains(a.cpu())) {
+                throw new BadInputException("--basalt-model " + a.model() + " has no model for " + a.cpu().llvmName());
+            }
+            out.printf(Locale.ROOT, "  %-21s %.2f cycles per iteration%n", a.model() + ":",
+                    model.predict(block, a.cpu()).cyclesPerIteration());
+        }
+        for (String note : p.notes()) {
+            out.printf(Locale.ROOT, "  Note: %s%n", note);
+        }
+    }
+
+    /** A 7-wide column of llvm-mca's tables. */
+    private static String cell(String s) {
+        return String.format(Locale.ROOT, "%-7s", s);
+    }
+
+    /** A resource-pressure cell: " -" when unused, else two decimals. */
+    private static String pressure(double c) {
+        return cell(c < 0.005 ? " -" : String.format(Locale.ROOT, "%.2f", c));
+    }
+
+    /** Basalt's port names as llvm-mca lists resources: "Divider", "Port0". */
+    private static String portName(String port) {
+        return port.chars().allMatch(Character::isLetterOrDigit) && Character.isDigit(port.charAt(0))
+                ? "Port" + port : port;
+    }
+
+    /** Whether {@code insn} may read ({@code load}) or write memory. */
+    private static boolean memory(Instruction insn, boolean load) {
+        for (Operand o : insn.operands()) {
+            if (o instanceof Operand.MemoryOperand m && (load ? m.action().readsOldValue() : m.action().write()
+                    || m.action().conditionalWrite())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code insn} has side effects llvm-mca marks (locked, fences, serializing, system). */
+    private static boolean sideEffects(Instruction insn) {
+        String m = insn.mnemonic();
+        return insn.has(dev.basalt.decoder.Prefix.LOCK) || m.endsWith("fence") || m.equals("cpuid")
+                || dev.basalt.core.UnmodelledInstructions.reason(insn).isPresent();
+    }
+
+    /**
+     * Each instruction's text: Intel syntax from the decoder when asked for or read so; else the source's own
+     * statements (AT&T, as llvm-mca prints), when the region's lines give one per instruction.
+     */
+    private static List<String> instructionText(BasicBlock block, Assembly.Block region, String[] lines,
+                                                boolean intel) {
+        List<String> out = new ArrayList<>();
+        if (!intel) {
+            for (int l = region.firstLine() - 1; l < region.lastLine() && l < lines.length; l++) {
+                String line = lines[l].replaceAll("(#|//).*$", "").strip();
+                var m = STATEMENT.matcher(line);
+                if (!line.isEmpty() && !line.startsWith(".") && m.matches()) {
+                    // llvm-mca's layout: the mnemonic, a tab, the operands
+                    out.add(m.group(1).strip().replaceFirst("^(\\S+)\\s+", "$1\t"));
+                }
+            }
+            if (out.size() == block.size()) {
+                return out;
+            }
+            out.clear();
+        }
+        for (int i = 0; i < block.size(); i++) {
+            out.add(block.instruction(i).intelSyntax());
+        }
+        return out;
+    }
+}

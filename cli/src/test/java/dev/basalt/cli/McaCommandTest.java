@@ -1,0 +1,135 @@
+package dev.basalt.cli;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code basalt mca}: llvm-mca's command line, and its views' layout with Basalt's numbers. */
+class McaCommandTest {
+
+    /** A gcc loop in AT&T with two llvm-mca regions, and the same code without markers. */
+    private static final String REGIONS = String.join("\n",
+            "# LLVM-MCA-BEGIN sum",
+            ".L3:",
+            "\taddq\t(%rsi), %rax",
+            "\taddq\t$8, %rsi",
+            "\tdecq\t%rcx",
+            "\tjne\t.L3",
+            "# LLVM-MCA-END",
+            "# LLVM-MCA-BEGIN chain",
+            "\timulq\t%rax, %rax",
+            "\taddq\t%rbx, %rax",
+            "# LLVM-MCA-END", "");
+    private static final String PLAIN = "\tmovl\t(%rdi), %eax\n\taddl\t%eax, %edx\n\tlock addq $1, (%rsi)\n";
+
+    /** The lines that open llvm-mca's sections and regions, in order. */
+    private static List<String> sections(String output) {
+        List<String> out = new ArrayList<>();
+        for (String line : output.split("\n")) {
+            if (line.matches("\\[\\d+\\] Code Region.*") || line.matches("(Iterations|Instructions|Total Cycles|"
+                    + "Total uOps|Dispatch Width|uOps Per Cycle|IPC|Block RThroughput):.*")
+                    || line.equals("Instruction Info:") || line.equals("Resources:")
+                    || line.startsWith("Resource pressure per iteration:")
+                    || line.startsWith("Resource pressure by instruction:")
+                    || line.startsWith("[1]    [2]    [3]    [4]    [5]    [6]    Instructions:")) {
+                out.add(line.replaceAll(":.*", ":"));
+            }
+        }
+        return out;
+    }
+
+    private static String llvmMca(Path input, String... options) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("llvm-mca-19"));
+        cmd.addAll(List.of(options));
+        cmd.add(input.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    @Test
+    void theSectionsAreLlvmMcasForTheSameOptions(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(CliRun.onPath("llvm-mca-19"), "llvm-mca-19 is not installed (apt-get install llvm-19)");
+        Path regions = Files.writeString(dir.resolve("regions.s"), REGIONS);
+        Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
+        String[][] optionSets = {{"-mcpu=skylake"}, {"-mcpu=haswell", "-iterations=300"},
+            {"--mcpu", "ivybridge", "-resource-pressure=false"}, {"-mcpu=skylake", "-instruction-info=0"},
+            {"-mtriple=x86_64-unknown-linux-gnu", "-mcpu=skylake", "-summary-view=false"}};
+        for (Path input : List.of(regions, plain)) {
+            for (String[] options : optionSets) {
+                String expected = llvmMca(input, options);
+                List<String> args = new ArrayList<>(List.of("mca"));
+                args.addAll(List.of(options));
+                args.add(input.toString());
+                CliRun run = CliRun.of(args.toArray(String[]::new));
+                assertEquals(0, run.exit(), run.err());
+                assertEquals(sections(expected), sections(run.out()), String.join(" ", options) + " on " + input);
+                // One instruction-info row per instruction of each region, as llvm-mca prints.
+                assertEquals(expected.lines().filter(l -> l.matches(" \\d+ .*")).count(),
+                        run.out().lines().filter(l -> l.matches(" \\d+ .*")).count(), run.out());
+            }
+        }
+    }
+
+    @Test
+    void basaltsNumbersAndItsOwnSectionFollow(@TempDir Path dir) throws Exception {
+        Path regions = Files.writeString(dir.resolve("regions.s"), REGIONS);
+        CliRun run = CliRun.of("mca", "-mcpu=skylake", "-iterations=100", regions.toString());
+        assertEquals(0, run.exit(), run.err());
+        // The loop region runs as a loop, 1.24 cycles an iteration on Skylake (PortBindingLoopTest): its total
+        // cycles are those of 100 iterations, and its IPC the four instructions over them.
+        String loop = run.out().substring(run.out().indexOf("[0] Code Region - sum"),
+                run.out().indexOf("[1] Code Region - chain"));
+        long total = Long.parseLong(loop.replaceAll("(?s).*Total Cycles:\\s+(\\d+).*", "$1"));
+        assertTrue(total >= 100 && total <= 160, loop);
+        assertTrue(loop.contains("addq\t(%rsi), %rax"), "the source's own AT&T text: " + loop);
+        assertTrue(loop.contains("Basalt (not an llvm-mca view):") && loop.contains("(loop)"), loop);
+        // The chain region: imul (3) + add (1) a round, as its bottleneck says.
+        String chain = run.out().substring(run.out().indexOf("[1] Code Region - chain"));
+        assertTrue(chain.contains("Cycles per iteration: 4.00"), chain);
+        // Intel syntax when asked, as llvm-mca's -output-asm-variant=1.
+        CliRun intel = CliRun.of("mca", "-mcpu=skylake", "-output-asm-variant=1", regions.toString());
+        assertTrue(intel.out().contains("add rax, qword ptr [rsi]"), intel.out());
+    }
+
+    @Test
+    void optionsItDoesNotServeAreRefusedByName(@TempDir Path dir) throws Exception {
+        Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
+        String[][] refused = {{"-json", "-json"}, {"-timeline", "-timeline"}, {"-mattr=+avx2", "-mattr"},
+            {"-frobnicate", "unknown option '-frobnicate'"}, {"-mcpu=cortex-a53", "-mcpu=cortex-a53"},
+            {"-mtriple=aarch64-linux-gnu", "x86-64 only"}, {"-iterations=ten", "-iterations=ten"}};
+        for (String[] r : refused) {
+            CliRun run = CliRun.of("mca", r[0], plain.toString());
+            assertEquals(2, run.exit(), r[0] + ": " + run.out());
+            assertTrue(run.err().contains(r[1]), r[0] + ": " + run.err());
+            assertEquals("", run.out(), r[0]);
+        }
+        CliRun two = CliRun.of("mca", plain.toString(), plain.toString());
+        assertEquals(2, two.exit());
+        CliRun bad = CliRun.of("mca", Files.writeString(dir.resolve("bad.s"), "frob %rax\n").toString());
+        assertEquals(2, bad.exit(), bad.out());
+        assertTrue(bad.err().contains("bad.s"), bad.err());
+    }
+
+    @Test
+    void minusOWritesTheFileWhole(@TempDir Path dir) throws Exception {
+        Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
+        Path out = dir.resolve("report.txt");
+        CliRun run = CliRun.of("mca", "-mcpu", "haswell", "-o", out.toString(), plain.toString());
+        assertEquals(0, run.exit(), run.err());
+        assertEquals("", run.out());
+        assertTrue(Files.readString(out).startsWith("Iterations:        100\n"), Files.readString(out));
+    }
+}
