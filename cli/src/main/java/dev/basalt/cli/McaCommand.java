@@ -173,7 +173,100 @@ final class McaCommand implements Callable<Integer> {
                 out.println(line + text.get(i));
             }
         }
+        if (a.timeline()) {
+            timeline(out, a, block, dev.basalt.simulator.Timeline.rows(block, r, sim.frontEnd(block, options)), text);
+        }
         basaltSection(out, a, sim, estimator, block, r, bounds, options);
+    }
+
+    /**
+     * llvm-mca's timeline and average wait times, from the simulator's first instances: {@code D} renamed into the
+     * scheduler, {@code =} waiting there, {@code e} executing (from its dispatch to a port until its latency ends),
+     * {@code E} its result ready, {@code -} waiting to retire in order, {@code R} retired. Column [2] (waiting while
+     * ready) is not one the simulator keeps: it is printed as {@code -}.
+     */
+    private static void timeline(PrintWriter out, McaArguments a, BasicBlock block, List<int[]> all,
+                                 List<String> text) {
+        List<int[]> rows = new ArrayList<>();
+        int last = 0;
+        for (int[] row : all) { // iteration, index, predecoded, decoded, issued, dispatched, executed, retired
+            if (row[0] < a.timelineIterations() && row[4] >= 0 && row[7] < a.timelineCycles()) {
+                rows.add(row);
+                last = Math.max(last, row[7]);
+            }
+        }
+        int width = last + 1;
+        out.printf("%n%nTimeline view:%n");
+        StringBuilder tens = new StringBuilder(" ".repeat(10));
+        StringBuilder ones = new StringBuilder("Index     ");
+        for (int c = 0; c < width; c++) {
+            tens.append(c < 10 ? ' ' : (char) ('0' + c % 10));
+            ones.append(c < 10 ? (char) ('0' + c) : ' ');
+        }
+        out.println(tens.toString().stripTrailing());
+        out.println(ones);
+        out.println();
+        for (int[] row : rows) {
+            char[] cells = new char[width];
+            for (int c = 0; c < width; c++) {
+                cells[c] = c % 5 == 0 || c == width - 1 ? '.' : ' ';
+            }
+            int renamed = row[4];
+            int dispatched = row[5];
+            int executed = row[6];
+            int retired = row[7];
+            for (int c = renamed + 1; c < dispatched && c < width; c++) {
+                cells[c] = '=';
+            }
+            for (int c = Math.max(dispatched, 0); c < executed && c < width; c++) {
+                cells[c] = 'e';
+            }
+            for (int c = executed + 1; c < retired && c < width; c++) {
+                cells[c] = '-';
+            }
+            if (executed >= 0 && executed < width) {
+                cells[executed] = 'E';
+            }
+            cells[renamed] = 'D';
+            cells[retired] = 'R';
+            out.printf(Locale.ROOT, "%-10s%s   %s%n", "[" + row[0] + "," + row[1] + "]", new String(cells),
+                    text.get(row[1]));
+        }
+        out.printf("%n%nAverage Wait times (based on the timeline view):%n[0]: Executions%n"
+                + "[1]: Average time spent waiting in a scheduler's queue%n"
+                + "[2]: Average time spent waiting in a scheduler's queue while ready%n"
+                + "[3]: Average time elapsed from WB until retire stage%n%n");
+        out.println("      [0]    [1]    [2]    [3]");
+        int n = block.size();
+        long allCount = 0;
+        double allQueue = 0;
+        double allRetire = 0;
+        for (int i = 0; i < n; i++) {
+            int count = 0;
+            double queue = 0;
+            double retire = 0;
+            for (int[] row : rows) {
+                if (row[1] == i) {
+                    count++;
+                    queue += row[5] - row[4];
+                    retire += row[7] - row[6];
+                }
+            }
+            allCount += count;
+            allQueue += queue;
+            allRetire += retire;
+            out.println(waits(i + ".", count, count == 0 ? 0 : queue / count, count == 0 ? 0 : retire / count)
+                    + text.get(i));
+        }
+        if (n > 1) {
+            out.println(waits("", allCount / n, allCount == 0 ? 0 : allQueue / allCount,
+                    allCount == 0 ? 0 : allRetire / allCount) + "<total>");
+        }
+    }
+
+    /** A row of the average wait times: index, executions, the two averages kept, column [2] not kept. */
+    private static String waits(String index, long count, double queue, double retire) {
+        return String.format(Locale.ROOT, "%-7s%-6d%-7.1f%-7s%-10.1f", index, count, queue, " -", retire);
     }
 
     /** Basalt's own findings, after llvm-mca's views and marked as Basalt's. */

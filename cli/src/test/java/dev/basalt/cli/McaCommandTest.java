@@ -40,7 +40,8 @@ class McaCommandTest {
                     + "Total uOps|Dispatch Width|uOps Per Cycle|IPC|Block RThroughput):.*")
                     || line.equals("Instruction Info:") || line.equals("Resources:")
                     || line.startsWith("Resource pressure per iteration:")
-                    || line.startsWith("Resource pressure by instruction:")
+                    || line.startsWith("Resource pressure by instruction:") || line.equals("Timeline view:")
+                    || line.startsWith("Average Wait times")
                     || line.startsWith("[1]    [2]    [3]    [4]    [5]    [6]    Instructions:")) {
                 out.add(line.replaceAll(":.*", ":"));
             }
@@ -66,7 +67,8 @@ class McaCommandTest {
         Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
         String[][] optionSets = {{"-mcpu=skylake"}, {"-mcpu=haswell", "-iterations=300"},
             {"--mcpu", "ivybridge", "-resource-pressure=false"}, {"-mcpu=skylake", "-instruction-info=0"},
-            {"-mtriple=x86_64-unknown-linux-gnu", "-mcpu=skylake", "-summary-view=false"}};
+            {"-mtriple=x86_64-unknown-linux-gnu", "-mcpu=skylake", "-summary-view=false"},
+            {"-mcpu=skylake", "-timeline", "-timeline-max-iterations=3", "-resource-pressure=false"}};
         for (Path input : List.of(regions, plain)) {
             for (String[] options : optionSets) {
                 String expected = llvmMca(input, options);
@@ -107,7 +109,8 @@ class McaCommandTest {
     @Test
     void optionsItDoesNotServeAreRefusedByName(@TempDir Path dir) throws Exception {
         Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
-        String[][] refused = {{"-json", "-json"}, {"-timeline", "-timeline"}, {"-mattr=+avx2", "-mattr"},
+        String[][] refused = {{"-json", "-json"}, {"-bottleneck-analysis", "-bottleneck-analysis"},
+            {"-mattr=+avx2", "-mattr"},
             {"-frobnicate", "unknown option '-frobnicate'"}, {"-mcpu=cortex-a53", "-mcpu=cortex-a53"},
             {"-mtriple=aarch64-linux-gnu", "x86-64 only"}, {"-iterations=ten", "-iterations=ten"}};
         for (String[] r : refused) {
