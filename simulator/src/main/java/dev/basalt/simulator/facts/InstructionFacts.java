@@ -64,8 +64,8 @@ public record InstructionFacts(Resolved resolved, int[] ops, InstructionShape sh
         int microcode = small == null ? 0 : dividers.microOpsOf(insn.form());
         int unit = context.ports().dividerUnit("Divider");
         int operationLatency = e.loads() > 0 ? LoadOperation.operationLatency(context.rows(), insn.form()) : -1;
-        if (microcode > 0 && options.secondGeneration() && unit < 0 && context.ports().aluGroup() >= 0 && context.ports().hasLoadPorts()
-                && small.cycles() > 0) {
+        if (microcode > 0 && options.secondGeneration() && unit < 0 && context.ports().aluGroup() >= 0
+                && context.ports().hasLoadPorts() && small.cycles() > 0) {
             // The CPU's micro-op count, whatever the row (Dividers): memory micro-ops are the list's last.
             int[] memory = java.util.Arrays.copyOfRange(ops, ops.length - e.loads(), ops.length);
             ops = Dividers.microcoded(unit, small.cycles(), context.ports().aluGroup(), microcode, memory);
