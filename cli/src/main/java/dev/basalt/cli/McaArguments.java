@@ -24,13 +24,14 @@ import java.util.Map;
  *                        {@code timelineCycles} cycles (default 80), and of the simulator's first 64 instances
  * @param timelineIterations the timeline's iterations at most
  * @param timelineCycles  the timeline's cycles at most
+ * @param json            write llvm-mca's JSON (CodeRegions, SimulationParameters, TargetInfo) instead of text
  * @param intel           print instructions in Intel syntax ({@code -output-asm-variant=1}, {@code
  *                        -x86-asm-syntax=intel}); else AT&T, llvm-mca's default
  * @param model           a learned model whose cycles to add to the summary ({@code --basalt-model}), or null
  */
 record McaArguments(String input, String output, Microarchitecture cpu, int iterations, boolean instructionInfo,
                     boolean resourcePressure, boolean summary, boolean timeline, int timelineIterations,
-                    int timelineCycles, boolean intel, String model) {
+                    int timelineCycles, boolean json, boolean intel, String model) {
 
     /** How an option takes its value. */
     private enum Kind { FLAG, VALUE }
@@ -39,7 +40,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
     private static final Map<String, Kind> SERVED = Map.ofEntries(
             Map.entry("mtriple", Kind.VALUE), Map.entry("march", Kind.VALUE), Map.entry("mcpu", Kind.VALUE),
             Map.entry("iterations", Kind.VALUE), Map.entry("o", Kind.VALUE),
-            Map.entry("resource-pressure", Kind.FLAG), Map.entry("timeline", Kind.FLAG),
+            Map.entry("resource-pressure", Kind.FLAG), Map.entry("timeline", Kind.FLAG), Map.entry("json", Kind.FLAG),
             Map.entry("timeline-max-iterations", Kind.VALUE), Map.entry("timeline-max-cycles", Kind.VALUE),
             Map.entry("instruction-info", Kind.FLAG), Map.entry("summary-view", Kind.FLAG),
             Map.entry("output-asm-variant", Kind.VALUE), Map.entry("x86-asm-syntax", Kind.VALUE),
@@ -48,7 +49,6 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
 
     /** llvm-mca's options that Basalt does not serve (yet), with why: refused by name. */
     private static final Map<String, String> REFUSED = Map.ofEntries(
-            Map.entry("json", "llvm-mca's JSON layout is not written yet"),
             Map.entry("bottleneck-analysis", "llvm-mca's bottleneck view is not written yet (Basalt's own bottleneck"
                     + " is printed after llvm-mca's views)"),
             Map.entry("all-views", "the bottleneck and statistics views are not written yet"),
@@ -93,10 +93,11 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             "  -iterations=N (default 100)  -o FILE",
             "  -summary-view -instruction-info -resource-pressure (each default on; =false to leave out)",
             "  -timeline [-timeline-max-iterations=N] [-timeline-max-cycles=N] (of the first 64 instances)",
+            "  -json (llvm-mca's JSON, with a Basalt object per region)",
             "  -output-asm-variant=0|1  -x86-asm-syntax=att|intel  -skip-unsupported-instructions=none",
             "  --basalt-model=NAME  a learned model's cycles beside the simulator's (granite, ithemal, bounds)",
             "After llvm-mca's views, Basalt's own: the bound that wins, the bottleneck, the interval and notes.",
-            "Refused by name: -json, -bottleneck-analysis, -all-views and the statistics views (not",
+            "Refused by name: -bottleneck-analysis, -all-views and the statistics views (not",
             "written yet), and options whose numbers Basalt's",
             "CPU tables fix (-mattr, -dispatch, -register-file-size, -lqueue, -squeue).");
 
@@ -111,6 +112,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         boolean summary = true;
         boolean intel = false;
         boolean timeline = false;
+        boolean json = false;
         int timelineIterations = 10;
         int timelineCycles = 80;
         String model = null;
@@ -179,6 +181,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 case "o" -> output = value;
                 case "resource-pressure" -> pressure = on;
                 case "timeline" -> timeline = on;
+                case "json" -> json = on;
                 case "timeline-max-iterations" -> {
                     timelineIterations = count(name, value, 0, 100_000);
                     timelineIterations = timelineIterations == 0 ? 10 : timelineIterations;
@@ -210,7 +213,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             }
         }
         return new McaArguments(input == null ? "-" : input, output, cpu, iterations, info, pressure, summary,
-                timeline, timelineIterations, timelineCycles, intel, model);
+                timeline, timelineIterations, timelineCycles, json, intel, model);
     }
 
     /** {@code -help} asked: the caller prints the usage. */

@@ -78,8 +78,25 @@ final class McaCommand implements Callable<Integer> {
         PrintWriter out = new PrintWriter(buffer);
         Simulator sim = new Simulator(SimulatorParams.standard(a.cpu()));
         SimulatorEstimator estimator = SimulatorEstimator.standard();
+        if (a.json()) {
+            com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+            com.fasterxml.jackson.databind.node.ObjectNode root = mapper.createObjectNode();
+            com.fasterxml.jackson.databind.node.ArrayNode code = root.putArray("CodeRegions");
+            for (Assembly.Block region : regions) {
+                regionJson(code.addObject(), a, sim, estimator, region, lines, syntax);
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode parameters = root.putObject("SimulationParameters");
+            parameters.put("-march", "x86_64");
+            parameters.put("-mcpu", a.cpu().llvmName());
+            parameters.put("-mtriple", "x86_64-unknown-linux-gnu");
+            com.fasterxml.jackson.databind.node.ObjectNode target = root.putObject("TargetInfo");
+            target.put("CPUName", a.cpu().llvmName());
+            com.fasterxml.jackson.databind.node.ArrayNode resources = target.putArray("Resources");
+            sim.params().ports().forEach(port -> resources.add(portName(port)));
+            out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+        }
         boolean named = regions.size() > 1 || !regions.get(0).region().isEmpty();
-        for (int k = 0; k < regions.size(); k++) {
+        for (int k = 0; k < regions.size() && !a.json(); k++) {
             Assembly.Block region = regions.get(k);
             if (named) {
                 out.printf(Locale.ROOT, "%n[%d] Code Region%s%n%n", k,
@@ -267,6 +284,101 @@ final class McaCommand implements Callable<Integer> {
     /** A row of the average wait times: index, executions, the two averages kept, column [2] not kept. */
     private static String waits(String index, long count, double queue, double retire) {
         return String.format(Locale.ROOT, "%-7s%-6d%-7.1f%-7s%-10.1f", index, count, queue, " -", retire);
+    }
+
+    /**
+     * One region as llvm-mca's JSON has it (Name, Instructions, SummaryView, InstructionInfoView,
+     * ResourcePressureView, TimelineView — whose CycleReady the simulator does not keep and leaves out), and Basalt's
+     * own object.
+     */
+    private static void regionJson(com.fasterxml.jackson.databind.node.ObjectNode n, McaArguments a, Simulator sim,
+                                   SimulatorEstimator estimator, Assembly.Block region, String[] lines,
+                                   Assembly.Syntax syntax) {
+        BasicBlock block = region.basicBlock();
+        Simulator.Options options = Simulator.Options.defaults().withIterations(a.iterations());
+        Simulator.Result r = sim.run(block, options);
+        Bounds bounds = sim.bounds(block, options);
+        List<InstructionTable.Row> rows = InstructionTable.of(bounds);
+        List<String> text = instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL);
+        int n1 = block.size();
+        n.put("Name", region.region());
+        com.fasterxml.jackson.databind.node.ArrayNode instructions = n.putArray("Instructions");
+        text.forEach(instructions::add);
+        long uops = rows.stream().mapToLong(InstructionTable.Row::unfused).sum();
+        long cycles = Math.max(1, r.totalCycles());
+        if (a.summary()) {
+            com.fasterxml.jackson.databind.node.ObjectNode v = n.putObject("SummaryView");
+            v.put("BlockRThroughput", Math.max(bounds.issue(), bounds.ports()));
+            v.put("DispatchWidth", sim.params().core().issueWidth());
+            v.put("IPC", (long) n1 * a.iterations() / (double) cycles);
+            v.put("Instructions", (long) n1 * a.iterations());
+            v.put("Iterations", a.iterations());
+            v.put("TotalCycles", cycles);
+            v.put("TotaluOps", uops * a.iterations());
+            v.put("uOpsPerCycle", uops * (double) a.iterations() / cycles);
+        }
+        if (a.instructionInfo()) {
+            com.fasterxml.jackson.databind.node.ArrayNode list = n.putObject("InstructionInfoView")
+                    .putArray("InstructionList");
+            for (int i = 0; i < n1; i++) {
+                InstructionTable.Row row = rows.get(i);
+                double rthroughput = row.fused() / (double) sim.params().core().issueWidth();
+                for (double c : row.portCycles()) {
+                    rthroughput = Math.max(rthroughput, c);
+                }
+                com.fasterxml.jackson.databind.node.ObjectNode e = list.addObject();
+                e.put("Instruction", i);
+                e.put("Latency", row.latency());
+                e.put("NumMicroOpcodes", row.unfused());
+                e.put("RThroughput", rthroughput);
+                e.put("hasUnmodeledSideEffects", sideEffects(block.instruction(i)));
+                e.put("mayLoad", memory(block.instruction(i), true));
+                e.put("mayStore", memory(block.instruction(i), false));
+            }
+        }
+        if (a.resourcePressure()) {
+            com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("ResourcePressureView")
+                    .putArray("ResourcePressureInfo");
+            for (int i = 0; i <= n1; i++) { // the last index is the totals, as llvm-mca writes them
+                double[] used = i < n1 ? rows.get(i).portCycles() : bounds.portLoads();
+                for (int p = 0; p < used.length; p++) {
+                    if (used[p] >= 0.005) {
+                        com.fasterxml.jackson.databind.node.ObjectNode e = info.addObject();
+                        e.put("InstructionIndex", i);
+                        e.put("ResourceIndex", p);
+                        e.put("ResourceUsage", Math.round(used[p] * 100) / 100.0);
+                    }
+                }
+            }
+        }
+        if (a.timeline()) {
+            com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("TimelineView").putArray("TimelineInfo");
+            for (int[] row : dev.basalt.simulator.Timeline.rows(block, r, sim.frontEnd(block, options))) {
+                if (row[0] < a.timelineIterations() && row[4] >= 0 && row[7] < a.timelineCycles()) {
+                    com.fasterxml.jackson.databind.node.ObjectNode e = info.addObject();
+                    e.put("CycleDispatched", row[4]);
+                    e.put("CycleExecuted", row[6]);
+                    e.put("CycleIssued", row[5]);
+                    e.put("CycleRetired", row[7]);
+                }
+            }
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode b = n.putObject("Basalt");
+        b.put("cycles_per_iteration", r.cyclesPerIteration());
+        b.put("loop", dev.basalt.simulator.facts.RunModel.runsAsLoop(block, options));
+        Prediction p = estimator.predict(block, a.cpu());
+        p.interval().ifPresent(iv -> b.putArray("interval").add(iv.low()).add(iv.high()));
+        b.put("bounds", bounds.describe());
+        b.put("bottleneck", sim.bottleneck(block, options).describe());
+        if (a.model() != null) {
+            dev.basalt.core.ThroughputEstimator model = dev.basalt.core.Estimators.load(a.model());
+            if (!model.supported().contains(a.cpu())) {
+                throw new BadInputException("--basalt-model " + a.model() + " has no model for " + a.cpu().llvmName());
+            }
+            b.put(a.model(), model.predict(block, a.cpu()).cyclesPerIteration());
+        }
+        com.fasterxml.jackson.databind.node.ArrayNode notes = b.putArray("notes");
+        p.notes().forEach(notes::add);
     }
 
     /** Basalt's own findings, after llvm-mca's views and marked as Basalt's. */

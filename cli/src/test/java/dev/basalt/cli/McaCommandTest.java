@@ -109,7 +109,7 @@ class McaCommandTest {
     @Test
     void optionsItDoesNotServeAreRefusedByName(@TempDir Path dir) throws Exception {
         Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
-        String[][] refused = {{"-json", "-json"}, {"-bottleneck-analysis", "-bottleneck-analysis"},
+        String[][] refused = {{"-all-stats", "-all-stats"}, {"-bottleneck-analysis", "-bottleneck-analysis"},
             {"-mattr=+avx2", "-mattr"},
             {"-frobnicate", "unknown option '-frobnicate'"}, {"-mcpu=cortex-a53", "-mcpu=cortex-a53"},
             {"-mtriple=aarch64-linux-gnu", "x86-64 only"}, {"-iterations=ten", "-iterations=ten"}};
@@ -124,6 +124,46 @@ class McaCommandTest {
         CliRun bad = CliRun.of("mca", Files.writeString(dir.resolve("bad.s"), "frob %rax\n").toString());
         assertEquals(2, bad.exit(), bad.out());
         assertTrue(bad.err().contains("bad.s"), bad.err());
+    }
+
+    /** The keys of a JSON object, sorted, for comparing structure. */
+    private static java.util.TreeSet<String> keys(com.fasterxml.jackson.databind.JsonNode n) {
+        java.util.TreeSet<String> out = new java.util.TreeSet<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    @Test
+    void jsonHasLlvmMcasStructure(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(CliRun.onPath("llvm-mca-19"), "llvm-mca-19 is not installed (apt-get install llvm-19)");
+        Path regions = Files.writeString(dir.resolve("regions.s"), REGIONS);
+        String[] options = {"-mcpu=skylake", "-json", "-timeline", "-iterations=10"};
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.JsonNode expected = mapper.readTree(llvmMca(regions, options));
+        List<String> args = new ArrayList<>(List.of("mca"));
+        args.addAll(List.of(options));
+        args.add(regions.toString());
+        CliRun run = CliRun.of(args.toArray(String[]::new));
+        assertEquals(0, run.exit(), run.err());
+        com.fasterxml.jackson.databind.JsonNode got = mapper.readTree(run.out());
+        assertEquals(keys(expected), keys(got));
+        assertEquals(expected.get("CodeRegions").size(), got.get("CodeRegions").size());
+        for (int k = 0; k < got.get("CodeRegions").size(); k++) {
+            com.fasterxml.jackson.databind.JsonNode e = expected.get("CodeRegions").get(k);
+            com.fasterxml.jackson.databind.JsonNode g = got.get("CodeRegions").get(k);
+            java.util.TreeSet<String> basalt = keys(g);
+            assertTrue(basalt.remove("Basalt"), "Basalt's own object: " + basalt);
+            assertEquals(keys(e), basalt);
+            assertEquals(e.get("Name"), g.get("Name"));
+            assertEquals(keys(e.get("SummaryView")), keys(g.get("SummaryView")));
+            assertEquals(keys(e.get("InstructionInfoView").get("InstructionList").get(0)),
+                    keys(g.get("InstructionInfoView").get("InstructionList").get(0)));
+            assertEquals(e.get("Instructions").size(), g.get("Instructions").size());
+            java.util.TreeSet<String> timeline = keys(e.get("TimelineView").get("TimelineInfo").get(0));
+            timeline.remove("CycleReady"); // not kept by the simulator: left out
+            assertEquals(timeline, keys(g.get("TimelineView").get("TimelineInfo").get(0)));
+        }
+        assertEquals(keys(expected.get("TargetInfo")), keys(got.get("TargetInfo")));
     }
 
     @Test
