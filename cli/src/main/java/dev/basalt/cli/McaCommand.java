@@ -118,15 +118,29 @@ final class McaCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** One region simulated: what every view of it reads. */
+    private record Run(BasicBlock block, Simulator.Options options, Simulator.Result result, Bounds bounds,
+                       List<InstructionTable.Row> rows, List<String> text) {
+
+        static Run of(McaArguments a, Simulator sim, Assembly.Block region, String[] lines, Assembly.Syntax syntax) {
+            BasicBlock block = region.basicBlock();
+            Simulator.Options options = Simulator.Options.defaults().withIterations(a.iterations());
+            Bounds bounds = sim.bounds(block, options);
+            return new Run(block, options, sim.run(block, options), bounds, InstructionTable.of(bounds),
+                    instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL));
+        }
+    }
+
     /** The views of one region. */
     private static void region(PrintWriter out, McaArguments a, Simulator sim, SimulatorEstimator estimator,
                                Assembly.Block region, String[] lines, Assembly.Syntax syntax) {
-        BasicBlock block = region.basicBlock();
-        Simulator.Options options = Simulator.Options.defaults().withIterations(a.iterations());
-        Simulator.Result r = sim.run(block, options);
-        Bounds bounds = sim.bounds(block, options);
-        List<InstructionTable.Row> rows = InstructionTable.of(bounds);
-        List<String> text = instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL);
+        Run run = Run.of(a, sim, region, lines, syntax);
+        BasicBlock block = run.block();
+        Simulator.Options options = run.options();
+        Simulator.Result r = run.result();
+        Bounds bounds = run.bounds();
+        List<InstructionTable.Row> rows = run.rows();
+        List<String> text = run.text();
         int n = block.size();
         long uops = 0;
         for (InstructionTable.Row row : rows) {
@@ -294,21 +308,17 @@ final class McaCommand implements Callable<Integer> {
     private static void regionJson(com.fasterxml.jackson.databind.node.ObjectNode n, McaArguments a, Simulator sim,
                                    SimulatorEstimator estimator, Assembly.Block region, String[] lines,
                                    Assembly.Syntax syntax) {
-        BasicBlock block = region.basicBlock();
-        Simulator.Options options = Simulator.Options.defaults().withIterations(a.iterations());
-        Simulator.Result r = sim.run(block, options);
-        Bounds bounds = sim.bounds(block, options);
-        List<InstructionTable.Row> rows = InstructionTable.of(bounds);
-        List<String> text = instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL);
+        Run run = Run.of(a, sim, region, lines, syntax);
+        BasicBlock block = run.block();
         int n1 = block.size();
         n.put("Name", region.region());
         com.fasterxml.jackson.databind.node.ArrayNode instructions = n.putArray("Instructions");
-        text.forEach(instructions::add);
-        long uops = rows.stream().mapToLong(InstructionTable.Row::unfused).sum();
-        long cycles = Math.max(1, r.totalCycles());
+        run.text().forEach(instructions::add);
+        long uops = run.rows().stream().mapToLong(InstructionTable.Row::unfused).sum();
+        long cycles = Math.max(1, run.result().totalCycles());
         if (a.summary()) {
             com.fasterxml.jackson.databind.node.ObjectNode v = n.putObject("SummaryView");
-            v.put("BlockRThroughput", Math.max(bounds.issue(), bounds.ports()));
+            v.put("BlockRThroughput", Math.max(run.bounds().issue(), run.bounds().ports()));
             v.put("DispatchWidth", sim.params().core().issueWidth());
             v.put("IPC", (long) n1 * a.iterations() / (double) cycles);
             v.put("Instructions", (long) n1 * a.iterations());
@@ -321,7 +331,7 @@ final class McaCommand implements Callable<Integer> {
             com.fasterxml.jackson.databind.node.ArrayNode list = n.putObject("InstructionInfoView")
                     .putArray("InstructionList");
             for (int i = 0; i < n1; i++) {
-                InstructionTable.Row row = rows.get(i);
+                InstructionTable.Row row = run.rows().get(i);
                 double rthroughput = row.fused() / (double) sim.params().core().issueWidth();
                 for (double c : row.portCycles()) {
                     rthroughput = Math.max(rthroughput, c);
@@ -340,7 +350,7 @@ final class McaCommand implements Callable<Integer> {
             com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("ResourcePressureView")
                     .putArray("ResourcePressureInfo");
             for (int i = 0; i <= n1; i++) { // the last index is the totals, as llvm-mca writes them
-                double[] used = i < n1 ? rows.get(i).portCycles() : bounds.portLoads();
+                double[] used = i < n1 ? run.rows().get(i).portCycles() : run.bounds().portLoads();
                 for (int p = 0; p < used.length; p++) {
                     if (used[p] >= 0.005) {
                         com.fasterxml.jackson.databind.node.ObjectNode e = info.addObject();
@@ -353,7 +363,7 @@ final class McaCommand implements Callable<Integer> {
         }
         if (a.timeline()) {
             com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("TimelineView").putArray("TimelineInfo");
-            for (int[] row : dev.basalt.simulator.Timeline.rows(block, r, sim.frontEnd(block, options))) {
+            for (int[] row : dev.basalt.simulator.Timeline.rows(block, run.result(), sim.frontEnd(block, run.options()))) {
                 if (row[0] < a.timelineIterations() && row[4] >= 0 && row[7] < a.timelineCycles()) {
                     com.fasterxml.jackson.databind.node.ObjectNode e = info.addObject();
                     e.put("CycleDispatched", row[4]);
@@ -364,12 +374,12 @@ final class McaCommand implements Callable<Integer> {
             }
         }
         com.fasterxml.jackson.databind.node.ObjectNode b = n.putObject("Basalt");
-        b.put("cycles_per_iteration", r.cyclesPerIteration());
-        b.put("loop", dev.basalt.simulator.facts.RunModel.runsAsLoop(block, options));
+        b.put("cycles_per_iteration", run.result().cyclesPerIteration());
+        b.put("loop", dev.basalt.simulator.facts.RunModel.runsAsLoop(block, run.options()));
         Prediction p = estimator.predict(block, a.cpu());
         p.interval().ifPresent(iv -> b.putArray("interval").add(iv.low()).add(iv.high()));
-        b.put("bounds", bounds.describe());
-        b.put("bottleneck", sim.bottleneck(block, options).describe());
+        b.put("run.bounds()", run.bounds().describe());
+        b.put("bottleneck", sim.bottleneck(block, run.options()).describe());
         if (a.model() != null) {
             dev.basalt.core.ThroughputEstimator model = dev.basalt.core.Estimators.load(a.model());
             if (!model.supported().contains(a.cpu())) {
