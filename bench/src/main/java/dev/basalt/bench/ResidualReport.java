@@ -71,6 +71,15 @@ public final class ResidualReport {
             if (m.matches("v?cvtsi2s[sd]|v?cvts[sd]2s[sd]")) {
                 out.add("cvtsi2s*/cvts*2s* merge");
             }
+            if ((m.equals("sbb") || m.equals("adc")) && i.visibleOperands().size() == 2
+                    && i.visibleOperands().get(0) instanceof Operand.RegisterOperand a
+                    && i.visibleOperands().get(1) instanceof Operand.RegisterOperand b
+                    && a.register().equals(b.register())) {
+                out.add("sbb/adc r, r (flag to mask)");
+            }
+            if (m.startsWith("set")) {
+                out.add("setcc");
+            }
             if (m.equals("push") || m.equals("pop")) {
                 pushPop++;
             }

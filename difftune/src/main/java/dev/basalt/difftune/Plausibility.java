@@ -28,7 +28,56 @@ public final class Plausibility {
     /** Shifts, one cycle by an immediate count (by {@code CL} they take more micro-ops). */
     static final Set<String> SHIFTS = Set.of("SHL", "SHR", "SAR");
 
+    /** Data moves between registers and memory: a load or store of them is the memory path and nothing else. */
+    static final java.util.regex.Pattern MOVES = java.util.regex.Pattern.compile("V?(MOV(AP[SD]|UP[SD]|SS|SD|D|Q|"
+            + "DQA|DQU|DQA32|DQA64|DQU8|DQU16|DQU32|DQU64|DDUP|SHDUP|SLDUP|HPS|LPS|HPD|LPD|NTDQA|NTPS|NTPD|NTDQ|NTI|"
+            + "ZX|SX|SXD)?|LDDQU|BROADCASTS[SD]|PBROADCAST[BWDQ]|BROADCASTF128|BROADCASTI128)");
+
+    /** Floating-point adds, multiplies, minima and maxima: one fully pipelined micro-op of fixed latency. */
+    static final java.util.regex.Pattern FP_ARITHMETIC = java.util.regex.Pattern.compile(
+            "V?(ADD|SUB|MUL|MIN|MAX)(SS|SD|PS|PD)");
+
     private Plausibility() {
+    }
+
+    /**
+     * Whether {@code row} keeps what a data move claims: a load ({@code MOVSD xmm, m64}) at most a cycle above its
+     * imported latency (its result is the load path's, which the core's parameters hold), a store
+     * ({@code MOV m16, r16}) with its imported micro-ops and at most a cycle more latency (what happens to the data
+     * later — forwarding, renaming, a failed forward — is the core's, not the row's). The Zen 5 search once gave
+     * {@code MOVSD xmm, m64} 24 cycles and {@code MOVSS m32, xmm} 9 micro-ops, standing in for forwarding into vector
+     * registers and memory renaming the machine then modelled wrongly.
+     */
+    public static boolean dataMoveAsImported(String form, InstructionParams row, InstructionParams defaultRow) {
+        String[] parts = form.split(" ", 2);
+        if (parts.length < 2 || !MOVES.matcher(parts[0]).matches()) {
+            return true;
+        }
+        String[] ops = parts[1].split(", ");
+        if (ops.length != 2) {
+            return true;
+        }
+        boolean store = ops[0].matches("m\\d+");
+        boolean load = !store && ops[1].matches("m\\d+");
+        if (store) {
+            return row.uops() == defaultRow.uops() && row.latency() <= defaultRow.latency() + 1;
+        }
+        return !load || row.latency() <= defaultRow.latency() + 1;
+    }
+
+    /**
+     * Whether {@code row} keeps what a register-only floating-point add, multiply, minimum or maximum claims: its
+     * imported micro-ops and port cycles (the pipes are fully pipelined), its latency within a cycle of the imported
+     * one (Zen 5 adds in 2 cycles where llvm-mca's Zen 4 model says 3). The Zen 5 search once gave {@code ADDSS xmm,
+     * xmm} latency 5 and two cycles of both adders.
+     */
+    public static boolean fpArithmeticAsImported(String form, InstructionParams row, InstructionParams defaultRow) {
+        String[] parts = form.split(" ", 2);
+        if (parts.length < 2 || !FP_ARITHMETIC.matcher(parts[0]).matches() || parts[1].matches(".*\\bm\\d+.*")) {
+            return true;
+        }
+        return row.uops() == defaultRow.uops() && row.ports().equals(defaultRow.ports())
+                && Math.abs(row.latency() - defaultRow.latency()) <= 1;
     }
 
     /**
@@ -49,6 +98,8 @@ public final class Plausibility {
      *     imported cycles of its non-memory port groups: its operation is the register form's one-cycle micro-op,
      *     its load and store the memory rules' (the Haswell search once gave {@code ADD m64, r64} two ALU cycles
      *     and {@code CMP r32, m32} latency 12, standing in for memory effects the machine did not model).</li>
+     * <li>A data move keeps its memory path ({@link #dataMoveAsImported}) and a floating-point add, multiply, minimum
+     *     or maximum its pipe ({@link #fpArithmeticAsImported}).</li>
      * </ul>
      *
      * @param example     an instruction of the form (to see its operands), or null
@@ -83,6 +134,9 @@ public final class Plausibility {
             return false;
         }
         if (isAluMemoryForm(form) && !aluPartAsImported(row, defaultRow, memoryPorts)) {
+            return false;
+        }
+        if (!dataMoveAsImported(form, row, defaultRow) || !fpArithmeticAsImported(form, row, defaultRow)) {
             return false;
         }
         return example == null || !loads(example) || row.latency() >= Math.min(loadLatency, defaultRow.latency());

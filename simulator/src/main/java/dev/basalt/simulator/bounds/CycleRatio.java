@@ -225,6 +225,7 @@ final class CycleRatio {
         if (p.memorySource[k]) { // forwarded from a store: its data arrives storeForwardLatency after the store
             double arrive = p.options.storeForwarding()
                     ? (p.storing[v] && p.twoStep[v] ? c.rmwForwardCycles() : c.storeForwardLatency()) - loadLatency
+                            + p.forwardExtra[v]
                             + (p.partialSource[k] ? c.storeForwardFailPenalty() : 0)
                     : 0;
             return arrive + (p.twoStep[v] ? loadStep + opLatency : lat);

@@ -95,6 +95,11 @@ import java.util.Map;
  * @param ripComplexDecode      whether an instruction with a RIP-relative memory operand that stores, is a {@code lea} or
  *                              carries an immediate is decoded by the complex decoder alone (Golden Cove: one a cycle;
  *                              null, absent from a table: the CPU's {@link #defaults}, when the table is read)
+ * @param vectorForwardCycles   cycles a load writing a vector register waits beyond {@code storeForwardLatency} for
+ *                              forwarded data, which takes the vector load path as data from the cache does (Zen 4,
+ *                              measured: a {@code movss} store and load round trip 10 cycles, an integer one 7, a
+ *                              vector load 3 cycles slower than an integer one; 0: none; null, absent from a table:
+ *                              the CPU's {@link #defaults}, when the table is read)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -157,7 +162,11 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         Boolean ripComplexDecode) {
+                         Boolean ripComplexDecode,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         Integer vectorForwardCycles) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -410,6 +419,16 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
      */
     public CoreParams withRipComplexDecode(Boolean on) {
         return toBuilder().ripComplexDecode(on).build();
+    }
+
+    /** These parameters with another delay of data forwarded into a vector register ({@link #vectorForwardCycles}). */
+    public CoreParams withVectorForwardCycles(Integer cycles) {
+        return toBuilder().vectorForwardCycles(cycles).build();
+    }
+
+    /** The delay of data forwarded into a vector register (null: none). */
+    public int vectorForwardDelay() {
+        return vectorForwardCycles == null ? 0 : vectorForwardCycles;
     }
 
     /** Whether {@link #ripComplexDecode} is on (null: off). */

@@ -53,6 +53,7 @@ public final class CoreParamsBuilder {
     private int rmwForwardLatency;
     private Integer x87AssistCycles;
     private Boolean ripComplexDecode;
+    private Integer vectorForwardCycles;
 
     CoreParamsBuilder() {
     }
@@ -100,6 +101,7 @@ public final class CoreParamsBuilder {
         this.rmwForwardLatency = c.rmwForwardLatency();
         this.x87AssistCycles = c.x87AssistCycles();
         this.ripComplexDecode = c.ripComplexDecode();
+        this.vectorForwardCycles = c.vectorForwardCycles();
     }
 
     public CoreParamsBuilder predecodeBytes(int predecodeBytes) {
@@ -312,6 +314,11 @@ public final class CoreParamsBuilder {
         return this;
     }
 
+    public CoreParamsBuilder vectorForwardCycles(Integer vectorForwardCycles) {
+        this.vectorForwardCycles = vectorForwardCycles;
+        return this;
+    }
+
     /** The parameters, checked ({@link CoreParams}' constructor). */
     public CoreParams build() {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
@@ -321,6 +328,6 @@ public final class CoreParamsBuilder {
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
                 forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles,
-                ripComplexDecode);
+                ripComplexDecode, vectorForwardCycles);
     }
 }

@@ -182,12 +182,12 @@ final class ExecuteStage {
                 // Forwarded to a load that waits in the load buffer: its data is there storeForwardLatency after the
                 // store completes, however early it issued (CoreParams#forwardToWaitingLoads).
                 pl.forwarded[at] = Math.max(pl.forwarded[at], d + (pl.storing[i] && pl.twoStep[i]
-                        ? pl.core.rmwForwardCycles() : pl.core.storeForwardLatency()));
+                        ? pl.core.rmwForwardCycles() : pl.core.storeForwardLatency()) + pl.forwardExtra[i]);
             } else if (pl.memorySource[k]) {
                 // Forwarded, the load's data arrives storeForwardLatency after the store completes; it issues so
                 // that its own load latency ends then. Without forwarding it waits for the store.
                 earliest = Math.max(earliest, !pl.options.storeForwarding() ? d : d + (pl.storing[i] && pl.twoStep[i]
-                        ? pl.core.rmwForwardCycles() : pl.core.storeForwardLatency())
+                        ? pl.core.rmwForwardCycles() : pl.core.storeForwardLatency()) + pl.forwardExtra[i]
                         - pl.loadLatency[i] + (pl.partialSource[k] ? pl.core.storeForwardFailPenalty() : 0));
                 if (pl.partialSource[k] && pl.options.storeForwarding()) {
                     // Not forwardable: the load reads the cache once the store has written it (after retiring).
