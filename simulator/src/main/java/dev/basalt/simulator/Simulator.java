@@ -156,7 +156,8 @@ public final class Simulator implements RunModel {
         double chain = 0;
         List<Integer> onChain = new ArrayList<>();
         float[][] c = CriticalPath.coefficients(block,
-                Sources.of(block, options, stackOp, BhiveMemory.Program.of(block, context.harness()), context.falseOutput()), latency,
+                Sources.of(block, options, stackOp, BhiveMemory.Program.of(block, context.harness()), context.falseOutput(),
+                        context.params().core().mergesDirtyUpper()), latency,
                 readAdvance);
         for (int i = 0; i < n; i++) {
             chain += c[0][i] * latency[i] - c[1][i] * readAdvance[i];

@@ -22,8 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * AMD's store-to-load paths against blocks measured on a Zen 4 ({@code zen4-memory-probes.csv}, BHive's harness):
  * the memory file renames 32- and 64-bit general-purpose pairs through the same registers (1 cycle an iteration),
  * other pairs forward (7), forwarding into a vector register takes the vector load path (10), and a load its store
- * does not contain waits for the store to reach the cache (19). The imported znver4 table's rows, untuned, with the
- * core's mechanisms: each mechanism block within 15% of its measurement.
+ * does not contain waits for the store to reach the cache (19); and in the harness, whose vector registers are filled
+ * at full width, a legacy SSE write to an xmm register merges into the dirty upper bits, so {@code movss xmm0, [rdi];
+ * mulss xmm0, xmm0} is a chain of 4 cycles where the VEX forms run at 0.5. The imported znver4 table's rows, untuned,
+ * with the core's mechanisms: each mechanism block within 15% of its measurement.
  */
 class ZenMemoryMechanismsTest {
 
@@ -41,8 +43,9 @@ class ZenMemoryMechanismsTest {
         Map<String, Integer> checked = new TreeMap<>();
         List<String> off = new ArrayList<>();
         for (CSVRecord r : probes()) {
-            // Rows' values are the tables', and dirty-upper and moving-page are not modelled yet (docs/tuned-tables.md).
-            if (!java.util.Set.of("renamed", "forwarded", "vector-forwarded", "failed-forward").contains(r.get("kind"))) {
+            // Rows' values are the tables'; moving pages and a legacy zero idiom's merge are not modelled yet.
+            if (!java.util.Set.of("renamed", "forwarded", "vector-forwarded", "failed-forward", "dirty-upper")
+                    .contains(r.get("kind"))) {
                 continue;
             }
             double measured = Double.parseDouble(r.get("cycles"));
@@ -55,7 +58,8 @@ class ZenMemoryMechanismsTest {
         }
         assertEquals(List.of(), off);
         assertTrue(checked.getOrDefault("renamed", 0) >= 5 && checked.getOrDefault("forwarded", 0) >= 3
-                && checked.getOrDefault("vector-forwarded", 0) >= 5 && checked.getOrDefault("failed-forward", 0) >= 4,
+                && checked.getOrDefault("vector-forwarded", 0) >= 5 && checked.getOrDefault("failed-forward", 0) >= 4
+                && checked.getOrDefault("dirty-upper", 0) >= 10,
                 checked.toString());
     }
 

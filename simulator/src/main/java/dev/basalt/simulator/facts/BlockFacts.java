@@ -285,7 +285,8 @@ public class BlockFacts {
         this.memory = new BhiveMemory.Program(block, steps, context.harness());
         this.storeCommit = storeCommitFloor();
         this.x87Assists = x87AssistCycles();
-        Sources src = Sources.of(block, options, stackOp, memory, context.falseOutput());
+        Sources src = Sources.of(block, options, stackOp, memory, context.falseOutput(),
+                context.params().core().mergesDirtyUpper());
         this.start = src.start();
         this.producers = src.producers();
         this.memorySource = src.memory();

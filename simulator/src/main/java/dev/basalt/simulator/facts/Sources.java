@@ -67,6 +67,16 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
      */
     public static Sources of(BasicBlock block, RunModel.Options options, boolean[] stackOp, BhiveMemory.Program harness,
                       Set<String> falseOutput) {
+        return of(block, options, stackOp, harness, falseOutput, false);
+    }
+
+    /**
+     * {@link #of(BasicBlock, RunModel.Options, boolean[], BhiveMemory.Program, Set)} where, with {@code dirtyUpper}
+     * ({@link CoreParams#dirtyUpperMerge}) and harness memory, a legacy SSE instruction that writes an xmm register
+     * also merges into that register's previous value: the graph's WAW edge into it becomes a merge source.
+     */
+    public static Sources of(BasicBlock block, RunModel.Options options, boolean[] stackOp, BhiveMemory.Program harness,
+                      Set<String> falseOutput, boolean dirtyUpper) {
         int n = block.size();
         int[] prodCount = new int[n + 1];
         dev.basalt.decoder.DependencyGraph g = block.dependencyGraph();
@@ -77,6 +87,8 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         int[] explicit = options.stackEngine() && any(stackOp) ? explicitStackWriters(block, stackOp) : null;
         boolean harnessMemory = options.secondGeneration() && options.memoryDependencies()
                 && options.harnessMemory(RunModel.runsAsLoop(block, options));
+        boolean[] upper = dirtyUpper && harnessMemory ? legacyXmmWrites(block) : null;
+        boolean[] upperEdge = upper == null ? null : new boolean[edges];
         for (int e = 0; e < edges; e++) {
             DependencyKind kind = g.kind(e);
             if (kind == DependencyKind.RAW) {
@@ -100,6 +112,9 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                         continue;
                     }
                 }
+            } else if (upper != null && kind == DependencyKind.WAW && upper[g.consumer(e)]
+                    && g.resource(e).kind() == Resource.Kind.REGISTER && isVectorRegister(g.resource(e).name())) {
+                upperEdge[e] = true;
             } else if (!(kind == DependencyKind.WAW && falseDeps && g.resource(e).kind() == Resource.Kind.REGISTER
                     && falseOutput.contains(block.instruction(g.consumer(e)).mnemonic()))) {
                 continue;
@@ -131,7 +146,7 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
             memory[at] = r.kind() == Resource.Kind.MEMORY;
             address[at] = r.kind() == Resource.Kind.REGISTER && readsAsAddress(block.instruction(consumer), r.name());
             merge[at] = g.kind(e) == DependencyKind.RAW && r.kind() == Resource.Kind.REGISTER
-                    && MergeOperand.isMerge(block.instruction(consumer), r.name());
+                    && MergeOperand.isMerge(block.instruction(consumer), r.name()) || upperEdge != null && upperEdge[e];
         }
         Sources graph = new Sources(prodCount, prod, memory, address, new boolean[count], merge);
         // The second machine runs the block in BHive's harness, whose memory layout adds store→load sources — when
@@ -142,6 +157,38 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                 : graph;
     }
 
+
+    /**
+     * Per instruction, whether it is a legacy (not VEX or EVEX) SSE instruction that writes an xmm register; none in a
+     * block with a {@code vzeroupper}. A legacy zero idiom ({@code xorps xmm0, xmm0}) merges too on the machine
+     * (4.15 cycles an iteration before a {@code mulss}), but stays eliminated here.
+     */
+    static boolean[] legacyXmmWrites(BasicBlock block) {
+        boolean[] out = new boolean[block.size()];
+        for (int i = 0; i < out.length; i++) {
+            String m = block.instruction(i).mnemonic();
+            if (m.equals("vzeroupper") || m.equals("vzeroall")) {
+                return out; // the block clears the upper bits every iteration (Zen 4: 1.00 after it, 4.13 without)
+            }
+        }
+        for (int i = 0; i < out.length; i++) {
+            Instruction insn = block.instruction(i);
+            if (insn.mnemonic().startsWith("v")) {
+                continue; // VEX and EVEX forms clear the upper bits
+            }
+            for (dev.basalt.decoder.Operand o : insn.operands()) {
+                if (o instanceof dev.basalt.decoder.Operand.RegisterOperand r && r.action().writes()
+                        && r.register().registerClass() == dev.basalt.decoder.RegisterClass.XMM) {
+                    out[i] = true;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean isVectorRegister(String name) {
+        return name.startsWith("zmm") || name.startsWith("ymm") || name.startsWith("xmm");
+    }
 
     /** Whether any flag is set. */
     public static boolean any(boolean[] flags) {

@@ -100,6 +100,13 @@ import java.util.Map;
  *                              measured: a {@code movss} store and load round trip 10 cycles, an integer one 7, a
  *                              vector load 3 cycles slower than an integer one; 0: none; null, absent from a table:
  *                              the CPU's {@link #defaults}, when the table is read)
+ * @param dirtyUpperMerge       whether, in BHive's harness as Basalt measured this CPU (every vector register
+ *                              filled at its full width, so its upper bits are dirty), a legacy SSE instruction
+ *                              that writes an xmm register merges into the upper bits: it waits for the register's
+ *                              previous value and its result comes a cycle after it at the earliest — loads, moves
+ *                              and zero idioms too. Zen 4, measured: {@code movss xmm0, [rdi]; mulss xmm0, xmm0}
+ *                              4.13 cycles an iteration, the VEX forms 0.50, after {@code vzeroupper} 1.00 (null,
+ *                              absent from a table: the CPU's {@link #defaults}; false: no such rule)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -166,7 +173,11 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         Integer vectorForwardCycles) {
+                         Integer vectorForwardCycles,
+                         // Null when absent: the CPU's defaults, when the table is read. Left out when null.
+                         @com.fasterxml.jackson.annotation.JsonInclude(
+                                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+                         Boolean dirtyUpperMerge) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -424,6 +435,16 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     /** These parameters with another delay of data forwarded into a vector register ({@link #vectorForwardCycles}). */
     public CoreParams withVectorForwardCycles(Integer cycles) {
         return toBuilder().vectorForwardCycles(cycles).build();
+    }
+
+    /** These parameters with another rule for legacy SSE writes in the harness ({@link #dirtyUpperMerge}). */
+    public CoreParams withDirtyUpperMerge(Boolean on) {
+        return toBuilder().dirtyUpperMerge(on).build();
+    }
+
+    /** Whether {@link #dirtyUpperMerge} is on (null: off). */
+    public boolean mergesDirtyUpper() {
+        return Boolean.TRUE.equals(dirtyUpperMerge);
     }
 
     /** The delay of data forwarded into a vector register (null: none). */

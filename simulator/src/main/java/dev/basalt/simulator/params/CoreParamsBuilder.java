@@ -54,6 +54,7 @@ public final class CoreParamsBuilder {
     private Integer x87AssistCycles;
     private Boolean ripComplexDecode;
     private Integer vectorForwardCycles;
+    private Boolean dirtyUpperMerge;
 
     CoreParamsBuilder() {
     }
@@ -102,6 +103,7 @@ public final class CoreParamsBuilder {
         this.x87AssistCycles = c.x87AssistCycles();
         this.ripComplexDecode = c.ripComplexDecode();
         this.vectorForwardCycles = c.vectorForwardCycles();
+        this.dirtyUpperMerge = c.dirtyUpperMerge();
     }
 
     public CoreParamsBuilder predecodeBytes(int predecodeBytes) {
@@ -319,6 +321,11 @@ public final class CoreParamsBuilder {
         return this;
     }
 
+    public CoreParamsBuilder dirtyUpperMerge(Boolean dirtyUpperMerge) {
+        this.dirtyUpperMerge = dirtyUpperMerge;
+        return this;
+    }
+
     /** The parameters, checked ({@link CoreParams}' constructor). */
     public CoreParams build() {
         return new CoreParams(predecodeBytes, predecodeWidth, lcpPenalty, instructionQueue, decoders, decodeUops,
@@ -328,6 +335,6 @@ public final class CoreParamsBuilder {
                 cacheBanks, falseOutputDependencies, loop, dividers, fences, memoryRenaming, pageWalkCycles,
                 portBinding, popRspDecoding, immediateElimination, slidingFetch, decodeImmediates,
                 forwardToWaitingLoads, sameBankLoads, denseCode, storeCommit, rmwForwardLatency, x87AssistCycles,
-                ripComplexDecode, vectorForwardCycles);
+                ripComplexDecode, vectorForwardCycles, dirtyUpperMerge);
     }
 }

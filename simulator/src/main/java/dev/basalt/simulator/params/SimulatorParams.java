@@ -82,6 +82,9 @@ public record SimulatorParams(String mcpu, int dispatchWidth, int robSize, int s
         if (core.x87AssistCycles() == null) { // and the x87 unit's assists
             core = core.withX87AssistCycles(CoreParams.defaults(mcpu).x87AssistCycles());
         }
+        if (core.dirtyUpperMerge() == null) { // and the harness's dirty upper vector state
+            core = core.withDirtyUpperMerge(CoreParams.defaults(mcpu).dirtyUpperMerge());
+        }
         if (core.vectorForwardCycles() == null) { // and forwarding into vector registers
             core = core.withVectorForwardCycles(CoreParams.defaults(mcpu).vectorForwardCycles());
         }
