@@ -232,8 +232,13 @@ final class CycleRatio {
         }
         if (p.twoStep[v]) {
             return p.addressSource[k] ? loadStep + opLatency
-                    : opLatency - (p.mergeSource[k] ? MergeOperand.early(opLatency, p.mergeCycles[v]) : 0);
+                    : opLatency - (p.mergeSource[k] ? early(p, v, opLatency) : 0);
         }
-        return lat - p.readAdvance[v] - (p.mergeSource[k] ? MergeOperand.early(lat, p.mergeCycles[v]) : 0);
+        return lat - p.readAdvance[v] - (p.mergeSource[k] ? early(p, v, lat) : 0);
+    }
+
+    // As the pipeline's: a merge into dirty upper bits takes its cycles even past the instruction's own latency.
+    private static int early(BlockFacts p, int v, int latency) {
+        return p.dirtyMerge[v] ? latency - p.mergeCycles[v] : MergeOperand.early(latency, p.mergeCycles[v]);
     }
 }

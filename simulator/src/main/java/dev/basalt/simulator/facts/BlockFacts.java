@@ -88,6 +88,9 @@ public class BlockFacts {
     public final boolean[] addressSource;
     public final boolean[] mergeSource; // per source: a value the instruction merges into, read late (MergeOperand)
     public final int[] mergeCycles; // per instruction: the cycles from its merged value to its result (MergeOperand)
+    // Per instruction, whether its merge is into the harness's dirty upper bits (CoreParams#dirtyUpperMerge): its
+    // result comes mergeCycles after the merged value even when its own latency is shorter (a load's last step).
+    public final boolean[] dirtyMerge;
     public final boolean[] partialSource; // a store→load source whose store does not contain the load
     // Per instruction, the cycles forwarded data takes beyond storeForwardLatency (CoreParams#vectorForwardCycles:
     // a load into a vector register); 0 for the rest.
@@ -293,10 +296,15 @@ public class BlockFacts {
         this.addressSource = src.address();
         this.mergeSource = src.merge();
         this.mergeCycles = new int[n];
+        this.dirtyMerge = new boolean[n];
+        // A legacy SSE write into the harness's dirty upper bits merges in the CPU's cycles (CoreParams#dirtyUpperMerge)
+        boolean[] dirty = core.mergesDirtyUpper() ? Sources.legacyXmmWrites(block) : null;
         for (int i = 0; i < n; i++) {
             for (int k = start[i]; k < start[i + 1]; k++) {
                 if (mergeSource[k]) {
-                    mergeCycles[i] = MergeOperand.cycles(block.instruction(i), context.adderLatency());
+                    int c = MergeOperand.cycles(block.instruction(i), context.adderLatency());
+                    dirtyMerge[i] = dirty != null && dirty[i];
+                    mergeCycles[i] = dirtyMerge[i] ? Math.max(c, core.dirtyUpperCycles()) : c;
                     break;
                 }
             }

@@ -100,13 +100,15 @@ import java.util.Map;
  *                              measured: a {@code movss} store and load round trip 10 cycles, an integer one 7, a
  *                              vector load 3 cycles slower than an integer one; 0: none; null, absent from a table:
  *                              the CPU's {@link #defaults}, when the table is read)
- * @param dirtyUpperMerge       whether, in BHive's harness as Basalt measured this CPU (every vector register
- *                              filled at its full width, so its upper bits are dirty), a legacy SSE instruction
- *                              that writes an xmm register merges into the upper bits: it waits for the register's
- *                              previous value and its result comes a cycle after it at the earliest — loads, moves
- *                              and zero idioms too. Zen 4, measured: {@code movss xmm0, [rdi]; mulss xmm0, xmm0}
- *                              4.13 cycles an iteration, the VEX forms 0.50, after {@code vzeroupper} 1.00 (null,
- *                              absent from a table: the CPU's {@link #defaults}; false: no such rule)
+ * @param dirtyUpperMerge       in BHive's harness as Basalt measured this CPU (every vector register filled at its
+ *                              full width, so its upper bits are dirty), the cycles a legacy SSE instruction that
+ *                              writes an xmm register takes to merge into the upper bits: it waits for the
+ *                              register's previous value and its result comes this many cycles after it at the
+ *                              earliest — loads and moves too. Zen 4, measured: {@code movss xmm0, [rdi]; mulss
+ *                              xmm0, xmm0} 4.13 cycles an iteration (1), the VEX forms 0.50, after {@code
+ *                              vzeroupper} 1.00; Zen 5's set: {@code movaps xmm0, xmm2; mulss xmm0, xmm2} 5.0 with a
+ *                              multiply of 3 (2) (null, absent from a table: the CPU's {@link #defaults}; 0: no such
+ *                              rule)
  */
 public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty, int instructionQueue, int decoders,
                          int decodeUops, int msSwitchCycles, int msUopsPerCycle, int microcodedAbove, int uopQueue,
@@ -177,7 +179,7 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
                          // Null when absent: the CPU's defaults, when the table is read. Left out when null.
                          @com.fasterxml.jackson.annotation.JsonInclude(
                                  com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-                         Boolean dirtyUpperMerge) {
+                         Integer dirtyUpperMerge) {
 
     /**
      * Which decoders take {@code pop rsp} and {@code pop r12} (opcode 5C, one micro-op). The uiCA paper (§4) found
@@ -438,13 +440,18 @@ public record CoreParams(int predecodeBytes, int predecodeWidth, int lcpPenalty,
     }
 
     /** These parameters with another rule for legacy SSE writes in the harness ({@link #dirtyUpperMerge}). */
-    public CoreParams withDirtyUpperMerge(Boolean on) {
-        return toBuilder().dirtyUpperMerge(on).build();
+    public CoreParams withDirtyUpperMerge(Integer cycles) {
+        return toBuilder().dirtyUpperMerge(cycles).build();
     }
 
-    /** Whether {@link #dirtyUpperMerge} is on (null: off). */
+    /** Whether {@link #dirtyUpperMerge} is on (null or 0: off). */
     public boolean mergesDirtyUpper() {
-        return Boolean.TRUE.equals(dirtyUpperMerge);
+        return dirtyUpperMerge != null && dirtyUpperMerge > 0;
+    }
+
+    /** The cycles of {@link #dirtyUpperMerge} (0: off). */
+    public int dirtyUpperCycles() {
+        return dirtyUpperMerge == null ? 0 : dirtyUpperMerge;
     }
 
     /** The delay of data forwarded into a vector register (null: none). */

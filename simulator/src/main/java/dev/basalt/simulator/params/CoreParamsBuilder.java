@@ -54,7 +54,7 @@ public final class CoreParamsBuilder {
     private Integer x87AssistCycles;
     private Boolean ripComplexDecode;
     private Integer vectorForwardCycles;
-    private Boolean dirtyUpperMerge;
+    private Integer dirtyUpperMerge;
 
     CoreParamsBuilder() {
     }
@@ -321,7 +321,7 @@ public final class CoreParamsBuilder {
         return this;
     }
 
-    public CoreParamsBuilder dirtyUpperMerge(Boolean dirtyUpperMerge) {
+    public CoreParamsBuilder dirtyUpperMerge(Integer dirtyUpperMerge) {
         this.dirtyUpperMerge = dirtyUpperMerge;
         return this;
     }

@@ -176,7 +176,7 @@ public final class CpuConfigs {
                 .storeForwardLatency(5).lockCycles(19)
                 .loadPorts(zen5 ? "456n" : "456").storeAddressPorts(zen5 ? "456n" : "456").storeDataPorts("lm")
                 .loop(new LoopFrontEnd(amdFusion(), "", 0, Map.of(), 8, 64, 12, false))
-                .memoryRenaming(true).vectorForwardCycles(3).dirtyUpperMerge(true)
+                .memoryRenaming(true).vectorForwardCycles(3).dirtyUpperMerge(zen5 ? 2 : 1)
                 // Zen 4 measured here: a 16-bit store and the 64-bit load of its address, 19 cycles an iteration.
                 // Zen 5's measured blocks fit the shared 7 better (validation split: 6.42% against 6.67% with 12).
                 .storeForwardFailPenalty(zen5 ? 7 : 12)

@@ -195,7 +195,7 @@ final class ExecuteStage {
                 }
             } else {
                 earliest = Math.max(earliest, d - (pl.twoStep[i] ? 0 : pl.readAdvance[i]) - (pl.mergeSource[k]
-                        ? MergeOperand.early(pl.twoStep[i] ? pl.opLatency[i] : pl.latency[i], pl.mergeCycles[i]) : 0));
+                        ? early(pl, i) : 0));
             }
         }
         if (!unknown && pl.stackSync[i] && pl.syncProducer[i] >= 0 && !(pl.twoStep[i] && !loadStep)) {
@@ -414,5 +414,15 @@ final class ExecuteStage {
             return false;
         }
         return true;
+    }
+
+    /**
+     * How many cycles before the merged value instruction {@code i} may start ({@link MergeOperand#early}); a merge
+     * into dirty upper bits may be negative: its result comes {@code mergeCycles} after the merged value even when the
+     * instruction's own latency (a load's) is shorter.
+     */
+    private static int early(Pipeline pl, int i) {
+        int latency = pl.twoStep[i] ? pl.opLatency[i] : pl.latency[i];
+        return pl.dirtyMerge[i] ? latency - pl.mergeCycles[i] : MergeOperand.early(latency, pl.mergeCycles[i]);
     }
 }
