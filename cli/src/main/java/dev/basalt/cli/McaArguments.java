@@ -31,7 +31,13 @@ import java.util.Map;
  */
 record McaArguments(String input, String output, Microarchitecture cpu, int iterations, boolean instructionInfo,
                     boolean resourcePressure, boolean summary, boolean timeline, int timelineIterations,
-                    int timelineCycles, boolean json, boolean intel, String model) {
+                    int timelineCycles, boolean json, boolean intel, String model, boolean bottleneck,
+                    boolean dispatchStats, boolean schedulerStats, boolean retireStats, boolean registerFileStats) {
+
+    /** Whether any statistics view is asked for: they count a traced run of every iteration. */
+    boolean anyStats() {
+        return dispatchStats || schedulerStats || retireStats || registerFileStats;
+    }
 
     /** How an option takes its value. */
     private enum Kind { FLAG, VALUE }
@@ -45,18 +51,14 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             Map.entry("instruction-info", Kind.FLAG), Map.entry("summary-view", Kind.FLAG),
             Map.entry("output-asm-variant", Kind.VALUE), Map.entry("x86-asm-syntax", Kind.VALUE),
             Map.entry("skip-unsupported-instructions", Kind.VALUE), Map.entry("basalt-model", Kind.VALUE),
-            Map.entry("help", Kind.FLAG), Map.entry("h", Kind.FLAG));
+            Map.entry("help", Kind.FLAG), Map.entry("h", Kind.FLAG),
+            Map.entry("bottleneck-analysis", Kind.FLAG), Map.entry("all-views", Kind.FLAG),
+            Map.entry("all-stats", Kind.FLAG), Map.entry("dispatch-stats", Kind.FLAG),
+            Map.entry("scheduler-stats", Kind.FLAG), Map.entry("retire-stats", Kind.FLAG),
+            Map.entry("register-file-stats", Kind.FLAG));
 
     /** llvm-mca's options that Basalt does not serve (yet), with why: refused by name. */
     private static final Map<String, String> REFUSED = Map.ofEntries(
-            Map.entry("bottleneck-analysis", "llvm-mca's bottleneck view is not written yet (Basalt's own bottleneck"
-                    + " is printed after llvm-mca's views)"),
-            Map.entry("all-views", "the bottleneck and statistics views are not written yet"),
-            Map.entry("all-stats", "the statistics views are not written yet"),
-            Map.entry("dispatch-stats", "the statistics views are not written yet"),
-            Map.entry("scheduler-stats", "the statistics views are not written yet"),
-            Map.entry("retire-stats", "the statistics views are not written yet"),
-            Map.entry("register-file-stats", "the statistics views are not written yet"),
             Map.entry("mattr", "Basalt's CPU tables fix the instruction set extensions"),
             Map.entry("dispatch", "Basalt's CPU tables fix the dispatch width"),
             Map.entry("register-file-size", "Basalt's CPU tables fix the register files"),
@@ -96,10 +98,11 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             "  -json (llvm-mca's JSON, with a Basalt object per region)",
             "  -output-asm-variant=0|1  -x86-asm-syntax=att|intel  -skip-unsupported-instructions=none",
             "  --basalt-model=NAME  a learned model's cycles beside the simulator's (granite, ithemal, bounds)",
+            "  -bottleneck-analysis  -dispatch-stats -scheduler-stats -retire-stats -register-file-stats",
+            "  -all-stats (the four statistics views)  -all-views (every view; an explicit =false still wins)",
             "After llvm-mca's views, Basalt's own: the bound that wins, the bottleneck, the interval and notes.",
-            "Refused by name: -bottleneck-analysis, -all-views and the statistics views (not",
-            "written yet), and options whose numbers Basalt's",
-            "CPU tables fix (-mattr, -dispatch, -register-file-size, -lqueue, -squeue).");
+            "Refused by name: options whose numbers Basalt's CPU tables fix (-mattr, -dispatch,",
+            "-register-file-size, -lqueue, -squeue) and views Basalt does not print (-instruction-tables, ...).");
 
     /** Reads {@code args}; a usage mistake is a {@link BadInputException} naming the option. */
     static McaArguments parse(List<String> args) {
@@ -107,11 +110,18 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         String output = "-";
         Microarchitecture cpu = Microarchitecture.HASWELL;
         int iterations = 100;
-        boolean info = true;
-        boolean pressure = true;
-        boolean summary = true;
+        Boolean info = null;
+        Boolean pressure = null;
+        Boolean summary = null;
         boolean intel = false;
-        boolean timeline = false;
+        Boolean timeline = null;
+        Boolean bottleneck = null;
+        Boolean dispatchStats = null;
+        Boolean schedulerStats = null;
+        Boolean retireStats = null;
+        Boolean registerFileStats = null;
+        Boolean allViews = null;
+        Boolean allStats = null;
         boolean json = false;
         int timelineIterations = 10;
         int timelineCycles = 80;
@@ -192,6 +202,13 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 }
                 case "instruction-info" -> info = on;
                 case "summary-view" -> summary = on;
+                case "bottleneck-analysis" -> bottleneck = on;
+                case "dispatch-stats" -> dispatchStats = on;
+                case "scheduler-stats" -> schedulerStats = on;
+                case "retire-stats" -> retireStats = on;
+                case "register-file-stats" -> registerFileStats = on;
+                case "all-views" -> allViews = on;
+                case "all-stats" -> allStats = on;
                 case "output-asm-variant" -> {
                     int v = count(name, value, 0, 1);
                     intel = v == 1;
@@ -212,8 +229,19 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 default -> throw new IllegalStateException("served option without a meaning: " + name);
             }
         }
-        return new McaArguments(input == null ? "-" : input, output, cpu, iterations, info, pressure, summary,
-                timeline, timelineIterations, timelineCycles, json, intel, model);
+        // As llvm-mca: -all-views and -all-stats set the views they cover that were not given explicitly
+        // (-all-views=false turns the default views off too).
+        boolean views = allViews == null || allViews;
+        boolean every = allViews != null && allViews;
+        boolean stats = allStats != null ? allStats : every;
+        return new McaArguments(input == null ? "-" : input, output, cpu, iterations, or(info, views),
+                or(pressure, views), or(summary, views), or(timeline, every), timelineIterations, timelineCycles,
+                json, intel, model, or(bottleneck, every), or(dispatchStats, stats), or(schedulerStats, stats),
+                or(retireStats, stats), or(registerFileStats, stats));
+    }
+
+    private static boolean or(Boolean given, boolean otherwise) {
+        return given != null ? given : otherwise;
     }
 
     /** {@code -help} asked: the caller prints the usage. */

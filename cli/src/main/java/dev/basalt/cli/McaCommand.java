@@ -131,6 +131,22 @@ final class McaCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The statistics views' counts: a traced run of every iteration ({@link Simulator#trace}), refused (bad input)
+     * above {@link McaStatistics#MAX_INSTANCES} instances, which it would keep in memory.
+     */
+    private static McaStatistics statistics(McaArguments a, Simulator sim, Run run) {
+        long instances = (long) run.block().size() * a.iterations();
+        if (instances > McaStatistics.MAX_INSTANCES) {
+            throw new BadInputException("basalt mca: the statistics and bottleneck views trace every instruction of "
+                    + "every iteration, at most " + McaStatistics.MAX_INSTANCES + "; " + run.block().size()
+                    + " instructions x -iterations=" + a.iterations() + " is " + instances);
+        }
+        Simulator.Result traced = sim.trace(run.block(), run.options());
+        return McaStatistics.of(run.block(), dev.basalt.simulator.Timeline.rows(run.block(), traced,
+                sim.frontEnd(run.block(), run.options())), run.rows(), sim.params());
+    }
+
     /** The views of one region. */
     private static void region(PrintWriter out, McaArguments a, Simulator sim, SimulatorEstimator estimator,
                                Assembly.Block region, String[] lines, Assembly.Syntax syntax) {
@@ -158,6 +174,10 @@ final class McaCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "IPC:               %.2f%n", instructions / (double) cycles);
             out.printf(Locale.ROOT, "Block RThroughput: %.1f%n%n", Math.max(bounds.issue(), bounds.ports()));
         }
+        McaStatistics stats = a.anyStats() || a.bottleneck() ? statistics(a, sim, run) : null;
+        if (a.bottleneck()) {
+            McaBottleneck.print(out, block, sim.bottleneck(block, options), stats, rows, text);
+        }
         if (a.instructionInfo()) {
             out.printf("%nInstruction Info:%n[1]: #uOps%n[2]: Latency%n[3]: RThroughput%n[4]: MayLoad%n"
                     + "[5]: MayStore%n[6]: HasSideEffects (U)%n%n");
@@ -175,6 +195,21 @@ final class McaCommand implements Callable<Integer> {
                         + cell(memory(insn, true) ? " *" : "") + cell(memory(insn, false) ? " *" : "")
                         + cell(sideEffects(insn) ? " U" : "") + text.get(i));
             }
+            out.println();
+        }
+        if (a.dispatchStats()) {
+            stats.printDispatchStalls(out);
+        }
+        if (a.schedulerStats()) {
+            stats.printScheduler(out, sim.params());
+        }
+        if (a.retireStats()) {
+            stats.printRetire(out, sim.params());
+        }
+        if (a.registerFileStats()) {
+            stats.printRegisterFile(out);
+        }
+        if (a.anyStats() && a.resourcePressure()) {
             out.println();
         }
         if (a.resourcePressure()) {
@@ -361,6 +396,10 @@ final class McaCommand implements Callable<Integer> {
                 }
             }
         }
+        if (a.dispatchStats()) {
+            com.fasterxml.jackson.databind.node.ObjectNode d = n.putObject("DispatchStatistics");
+            statistics(a, sim, run).dispatchStatisticsJson().forEach(d::put);
+        }
         if (a.timeline()) {
             com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("TimelineView").putArray("TimelineInfo");
             for (int[] row : dev.basalt.simulator.Timeline.rows(block, run.result(), sim.frontEnd(block, run.options()))) {
@@ -378,7 +417,7 @@ final class McaCommand implements Callable<Integer> {
         b.put("loop", dev.basalt.simulator.facts.RunModel.runsAsLoop(block, run.options()));
         Prediction p = estimator.predict(block, a.cpu());
         p.interval().ifPresent(iv -> b.putArray("interval").add(iv.low()).add(iv.high()));
-        b.put("run.bounds()", run.bounds().describe());
+        b.put("bounds", run.bounds().describe());
         b.put("bottleneck", sim.bottleneck(block, run.options()).describe());
         if (a.model() != null) {
             dev.basalt.core.ThroughputEstimator model = dev.basalt.core.Estimators.load(a.model());
@@ -428,7 +467,7 @@ final class McaCommand implements Callable<Integer> {
     }
 
     /** Basalt's port names as llvm-mca lists resources: "Divider", "Port0". */
-    private static String portName(String port) {
+    static String portName(String port) {
         return port.chars().allMatch(Character::isLetterOrDigit) && Character.isDigit(port.charAt(0))
                 ? "Port" + port : port;
     }
