@@ -32,7 +32,8 @@ import java.util.Map;
 record McaArguments(String input, String output, Microarchitecture cpu, int iterations, boolean instructionInfo,
                     boolean resourcePressure, boolean summary, boolean timeline, int timelineIterations,
                     int timelineCycles, boolean json, boolean intel, String model, boolean bottleneck,
-                    boolean dispatchStats, boolean schedulerStats, boolean retireStats, boolean registerFileStats) {
+                    boolean dispatchStats, boolean schedulerStats, boolean retireStats, boolean registerFileStats,
+                    String cpuAsked) {
 
     /** Whether any statistics view is asked for: they count a traced run of every iteration. */
     boolean anyStats() {
@@ -55,7 +56,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             Map.entry("bottleneck-analysis", Kind.FLAG), Map.entry("all-views", Kind.FLAG),
             Map.entry("all-stats", Kind.FLAG), Map.entry("dispatch-stats", Kind.FLAG),
             Map.entry("scheduler-stats", Kind.FLAG), Map.entry("retire-stats", Kind.FLAG),
-            Map.entry("register-file-stats", Kind.FLAG));
+            Map.entry("register-file-stats", Kind.FLAG), Map.entry("instruction-tables", Kind.FLAG));
 
     /** llvm-mca's options that Basalt does not serve (yet), with why: refused by name. */
     private static final Map<String, String> REFUSED = Map.ofEntries(
@@ -66,7 +67,6 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             Map.entry("noalias", "Basalt's memory models are --basalt-memory's, not llvm-mca's alias switch"),
             Map.entry("lqueue", "Basalt's CPU tables fix the load queue"),
             Map.entry("squeue", "Basalt's CPU tables fix the store queue"),
-            Map.entry("instruction-tables", "the instruction tables mode is not written yet"),
             Map.entry("show-encoding", "encodings are not printed yet"),
             Map.entry("show-barriers", "barriers are not printed yet"),
             Map.entry("disable-cb", "Basalt has no custom behaviour to disable"),
@@ -100,15 +100,17 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             "  --basalt-model=NAME  a learned model's cycles beside the simulator's (granite, ithemal, bounds)",
             "  -bottleneck-analysis  -dispatch-stats -scheduler-stats -retire-stats -register-file-stats",
             "  -all-stats (the four statistics views)  -all-views (every view; an explicit =false still wins)",
+            "  -instruction-tables (instruction info and resource pressure only, as llvm-mca's static tables)",
             "After llvm-mca's views, Basalt's own: the bound that wins, the bottleneck, the interval and notes.",
             "Refused by name: options whose numbers Basalt's CPU tables fix (-mattr, -dispatch,",
-            "-register-file-size, -lqueue, -squeue) and views Basalt does not print (-instruction-tables, ...).");
+            "-register-file-size, -lqueue, -squeue) and views Basalt does not print (-show-encoding, ...).");
 
     /** Reads {@code args}; a usage mistake is a {@link BadInputException} naming the option. */
     static McaArguments parse(List<String> args) {
         String input = null;
         String output = "-";
         Microarchitecture cpu = Microarchitecture.HASWELL;
+        String cpuAsked = "haswell";
         int iterations = 100;
         Boolean info = null;
         Boolean pressure = null;
@@ -120,6 +122,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         Boolean schedulerStats = null;
         Boolean retireStats = null;
         Boolean registerFileStats = null;
+        boolean tables = false;
         Boolean allViews = null;
         Boolean allStats = null;
         boolean json = false;
@@ -131,7 +134,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             String a = args.get(k);
             if (inputsOnly || !a.startsWith("-") || a.equals("-")) {
                 if (input != null) {
-                    throw new BadInputException("basalt mca takes one input file; got '" + input + "' and '" + a
+                    throw new BadInputException("one input file only; got '" + input + "' and '" + a
                             + "'");
                 }
                 input = a;
@@ -146,11 +149,11 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             String name = eq < 0 ? body : body.substring(0, eq);
             String attached = eq < 0 ? null : body.substring(eq + 1);
             if (REFUSED.containsKey(name)) {
-                throw new BadInputException("basalt mca: option -" + name + " is not supported: " + REFUSED.get(name));
+                throw new BadInputException("option -" + name + " is not supported: " + REFUSED.get(name));
             }
             Kind kind = SERVED.get(name);
             if (kind == null) {
-                throw new BadInputException("basalt mca: unknown option '" + a + "' (basalt mca -help lists the "
+                throw new BadInputException("unknown option '" + a + "' (basalt mca -help lists the "
                         + "options it serves)");
             }
             String value;
@@ -160,12 +163,12 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 } else if (k + 1 < args.size()) {
                     value = args.get(++k);
                 } else {
-                    throw new BadInputException("basalt mca: option -" + name + " needs a value");
+                    throw new BadInputException("option -" + name + " needs a value");
                 }
             } else {
                 value = attached == null ? "true" : attached;
                 if (!value.equals("true") && !value.equals("false") && !value.equals("1") && !value.equals("0")) {
-                    throw new BadInputException("basalt mca: option -" + name + " takes true or false, got '"
+                    throw new BadInputException("option -" + name + " takes true or false, got '"
                             + value + "'");
                 }
             }
@@ -175,15 +178,18 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 case "mtriple" -> {
                     String arch = value.toLowerCase(Locale.ROOT);
                     if (!(arch.startsWith("x86_64") || arch.startsWith("x86-64") || arch.startsWith("amd64"))) {
-                        throw new BadInputException("basalt mca: -mtriple=" + value + ": Basalt models x86-64 only");
+                        throw new BadInputException("-mtriple=" + value + ": Basalt models x86-64 only");
                     }
                 }
                 case "march" -> {
                     if (!value.equals("x86-64") && !value.equals("x86_64")) {
-                        throw new BadInputException("basalt mca: -march=" + value + ": Basalt models x86-64 only");
+                        throw new BadInputException("-march=" + value + ": Basalt models x86-64 only");
                     }
                 }
-                case "mcpu" -> cpu = cpu(value);
+                case "mcpu" -> {
+                    cpu = cpu(value);
+                    cpuAsked = value;
+                }
                 case "iterations" -> {
                     iterations = count("iterations", value, 0, 100_000);
                     iterations = iterations == 0 ? 100 : iterations;
@@ -208,6 +214,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 case "retire-stats" -> retireStats = on;
                 case "register-file-stats" -> registerFileStats = on;
                 case "all-views" -> allViews = on;
+                case "instruction-tables" -> tables = on;
                 case "all-stats" -> allStats = on;
                 case "output-asm-variant" -> {
                     int v = count(name, value, 0, 1);
@@ -215,13 +222,13 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 }
                 case "x86-asm-syntax" -> {
                     if (!value.equals("intel") && !value.equals("att")) {
-                        throw new BadInputException("basalt mca: -x86-asm-syntax=" + value + ": att or intel");
+                        throw new BadInputException("-x86-asm-syntax=" + value + ": att or intel");
                     }
                     intel = value.equals("intel");
                 }
                 case "skip-unsupported-instructions" -> {
                     if (!value.equals("none")) {
-                        throw new BadInputException("basalt mca: -skip-unsupported-instructions=" + value + " is not "
+                        throw new BadInputException("-skip-unsupported-instructions=" + value + " is not "
                                 + "supported: an instruction Basalt cannot read is an error naming its line");
                     }
                 }
@@ -231,13 +238,18 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         }
         // As llvm-mca: -all-views and -all-stats set the views they cover that were not given explicitly
         // (-all-views=false turns the default views off too).
+        if (tables) { // llvm-mca's static tables: instruction info and resource pressure, nothing simulated
+            return new McaArguments(input == null ? "-" : input, output, cpu, iterations, true, true, false, false,
+                    timelineIterations, timelineCycles, json, intel, model, false, false, false, false, false,
+                    cpuAsked);
+        }
         boolean views = allViews == null || allViews;
         boolean every = allViews != null && allViews;
         boolean stats = allStats != null ? allStats : every;
         return new McaArguments(input == null ? "-" : input, output, cpu, iterations, or(info, views),
                 or(pressure, views), or(summary, views), or(timeline, every), timelineIterations, timelineCycles,
                 json, intel, model, or(bottleneck, every), or(dispatchStats, stats), or(schedulerStats, stats),
-                or(retireStats, stats), or(registerFileStats, stats));
+                or(retireStats, stats), or(registerFileStats, stats), cpuAsked);
     }
 
     private static boolean or(Boolean given, boolean otherwise) {
@@ -258,7 +270,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         } catch (IllegalArgumentException e) {
             List<String> known = new ArrayList<>();
             Microarchitecture.all().forEach(m -> known.add(m.llvmName()));
-            throw new BadInputException("basalt mca: -mcpu=" + name + ": not a CPU Basalt models (" + String.join(", ",
+            throw new BadInputException("-mcpu=" + name + ": not a CPU Basalt models (" + String.join(", ",
                     known) + ", or llvm's names of the same cores)");
         }
     }
@@ -267,12 +279,12 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         try {
             int v = Integer.parseInt(value.strip());
             if (v < min || v > max) {
-                throw new BadInputException("basalt mca: -" + option + "=" + value + ": must be in " + min + ".."
+                throw new BadInputException("-" + option + "=" + value + ": must be in " + min + ".."
                         + max);
             }
             return v;
         } catch (NumberFormatException e) {
-            throw new BadInputException("basalt mca: -" + option + "=" + value + ": not a whole number");
+            throw new BadInputException("-" + option + "=" + value + ": not a whole number");
         }
     }
 }

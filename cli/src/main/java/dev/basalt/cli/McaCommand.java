@@ -74,6 +74,16 @@ final class McaCommand implements Callable<Integer> {
             throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input()) + ": no instructions");
         }
         String[] lines = text.split("\n", -1);
+        // An instruction the CPU does not have is the input's fault: refused before any view, naming it.
+        for (Assembly.Block region : regions) {
+            java.util.Optional<String> cannot = dev.basalt.core.IsaSupport.unsupported(region.basicBlock(), a.cpu());
+            if (cannot.isPresent()) {
+                throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input())
+                        + (region.region().isEmpty() ? "" : ", region " + region.region()) + ": " + cannot.get()
+                        + (a.cpuAsked().equalsIgnoreCase(a.cpu().llvmName()) ? ""
+                        : " (-mcpu=" + a.cpuAsked() + " runs on " + a.cpu().llvmName() + ")"));
+            }
+        }
         StringWriter buffer = new StringWriter();
         PrintWriter out = new PrintWriter(buffer);
         Simulator sim = new Simulator(SimulatorParams.standard(a.cpu()));
@@ -111,7 +121,7 @@ final class McaCommand implements Callable<Integer> {
         } else {
             Path file = Path.of(a.output());
             if (java.nio.file.Files.isDirectory(file)) {
-                throw new BadInputException("basalt mca: -o " + file + " is a folder, not a file");
+                throw new BadInputException("-o " + file + " is a folder, not a file");
             }
             dev.basalt.core.AtomicFiles.writeString(file, buffer.toString());
         }
@@ -138,7 +148,7 @@ final class McaCommand implements Callable<Integer> {
     private static McaStatistics statistics(McaArguments a, Simulator sim, Run run) {
         long instances = (long) run.block().size() * a.iterations();
         if (instances > McaStatistics.MAX_INSTANCES) {
-            throw new BadInputException("basalt mca: the statistics and bottleneck views trace every instruction of "
+            throw new BadInputException("the statistics and bottleneck views trace every instruction of "
                     + "every iteration, at most " + McaStatistics.MAX_INSTANCES + "; " + run.block().size()
                     + " instructions x -iterations=" + a.iterations() + " is " + instances);
         }

@@ -32,34 +32,6 @@ class McaCommandTest {
             "# LLVM-MCA-END", "");
     private static final String PLAIN = "\tmovl\t(%rdi), %eax\n\taddl\t%eax, %edx\n\tlock addq $1, (%rsi)\n";
 
-    /** The lines that open llvm-mca's sections and regions, in order. */
-    private static List<String> sections(String output) {
-        List<String> out = new ArrayList<>();
-        for (String line : output.split("\n")) {
-            // The bottleneck view is one section whichever it finds: pressure and its causes, or none.
-            if (line.startsWith("Cycles with backend pressure increase")
-                    || line.equals("No resource or data dependency bottlenecks discovered.")) {
-                out.add("bottleneck view");
-            } else if (line.startsWith("Dynamic Dispatch Stall Cycles:") || line.startsWith("Dispatch Logic - ")
-                    || line.startsWith("Schedulers - ") || line.equals("Scheduler's queue usage:")
-                    || line.startsWith("Retire Control Unit - ") || line.startsWith("Total ROB Entries:")
-                    || line.startsWith("Max Used ROB Entries:") || line.startsWith("Register File statistics:")
-                    || line.startsWith("Total number of mappings created:")
-                    || line.startsWith("Max number of mappings used:")) {
-                out.add(line.replaceAll(":.*", ":"));
-            } else if (line.matches("\\[\\d+\\] Code Region.*") || line.matches("(Iterations|Instructions|Total Cycles|"
-                    + "Total uOps|Dispatch Width|uOps Per Cycle|IPC|Block RThroughput):.*")
-                    || line.equals("Instruction Info:") || line.equals("Resources:")
-                    || line.startsWith("Resource pressure per iteration:")
-                    || line.startsWith("Resource pressure by instruction:") || line.equals("Timeline view:")
-                    || line.startsWith("Average Wait times")
-                    || line.startsWith("[1]    [2]    [3]    [4]    [5]    [6]    Instructions:")) {
-                out.add(line.replaceAll(":.*", ":"));
-            }
-        }
-        return out;
-    }
-
     private static String llvmMca(Path input, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("llvm-mca-19"));
         cmd.addAll(List.of(options));
@@ -92,7 +64,7 @@ class McaCommandTest {
                 args.add(input.toString());
                 CliRun run = CliRun.of(args.toArray(String[]::new));
                 assertEquals(0, run.exit(), run.err());
-                assertEquals(sections(expected), sections(run.out()), String.join(" ", options) + " on " + input);
+                assertEquals(McaSections.of(expected), McaSections.of(run.out()), String.join(" ", options) + " on " + input);
                 // One instruction-info row per instruction of each region, as llvm-mca prints.
                 assertEquals(expected.lines().filter(l -> l.matches(" \\d+ .*")).count(),
                         run.out().lines().filter(l -> l.matches(" \\d+ .*")).count(), run.out());
@@ -124,7 +96,7 @@ class McaCommandTest {
     @Test
     void optionsItDoesNotServeAreRefusedByName(@TempDir Path dir) throws Exception {
         Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
-        String[][] refused = {{"-instruction-tables", "-instruction-tables"}, {"-lqueue=10", "-lqueue"},
+        String[][] refused = {{"-show-encoding", "-show-encoding"}, {"-lqueue=10", "-lqueue"},
             {"-mattr=+avx2", "-mattr"},
             {"-frobnicate", "unknown option '-frobnicate'"}, {"-mcpu=cortex-a53", "-mcpu=cortex-a53"},
             {"-mtriple=aarch64-linux-gnu", "x86-64 only"}, {"-iterations=ten", "-iterations=ten"}};
