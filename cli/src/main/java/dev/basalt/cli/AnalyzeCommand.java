@@ -167,8 +167,11 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         Result first = results.get(0);
         String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
-                + " %,d bytes skipped", file, found.stripped() ? " (stripped: each executable section analyzed whole)"
-                : "", functions.size(), instructions, first.blocks().size(), first.loops().size(), skipped);
+                + " %,d bytes skipped", file, switch (found.boundaries()) {
+                    case UNWIND_TABLE -> " (stripped: functions from the unwind table, .eh_frame)";
+                    case SECTIONS -> " (stripped: each executable section analyzed whole)";
+                    case SYMBOLS -> "";
+                }, functions.size(), instructions, first.blocks().size(), first.loops().size(), skipped);
         switch (format) {
             case "json" -> json(out, found, functions.size(), instructions, skipped, estimator, results);
             case "csv" -> csv(out, estimator, results);
@@ -344,6 +347,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         ObjectNode root = mapper.createObjectNode();
         root.put("file", file.toString());
         root.put("stripped", found.stripped());
+        root.put("function_boundaries", found.boundaries().name().toLowerCase(Locale.ROOT));
         root.put("functions", functions);
         root.put("instructions", instructions);
         root.put("blocks", results.get(0).blocks().size());

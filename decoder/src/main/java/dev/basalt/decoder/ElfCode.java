@@ -38,16 +38,17 @@ public final class ElfCode {
      * addresses where its dynamic symbol table says functions start (exported ones).
      */
     public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts,
-                            List<Function> exported) {
+                            List<Function> exported, Boundaries boundaries) {
 
         public Functions {
             functions = List.copyOf(functions);
             knownStarts = java.util.Set.copyOf(knownStarts);
             exported = List.copyOf(exported);
+            java.util.Objects.requireNonNull(boundaries, "boundaries");
         }
 
         public Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
-            this(functions, stripped, knownStarts, List.of());
+            this(functions, stripped, knownStarts, List.of(), stripped ? Boundaries.SECTIONS : Boundaries.SYMBOLS);
         }
 
         /**
@@ -63,6 +64,16 @@ public final class ElfCode {
             }
             return java.util.Optional.empty();
         }
+    }
+
+    /** Where a file's function boundaries came from. */
+    public enum Boundaries {
+        /** The symbol table's sized functions (with the unwind table's for code no symbol covers). */
+        SYMBOLS,
+        /** The unwind table's FDEs ({@link UnwindTable}): a stripped file built with unwind information. */
+        UNWIND_TABLE,
+        /** None known: each executable section whole. */
+        SECTIONS
     }
 
     /** ELF's machine number of x86-64. */
@@ -129,18 +140,84 @@ public final class ElfCode {
             throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
         }
         List<Function> named = symtab == null ? List.of() : named(symtab, sections, file);
+        List<UnwindTable.Range> unwind = unwindRanges(elf, file);
         if (named.isEmpty()) {
-            // Stripped: the sections whole; a shared library's exported functions still mark where functions start.
+            // Stripped: the unwind table's functions, else the sections whole; a shared library's exported functions
+            // still name and mark where functions start.
             java.util.Set<Long> starts = new java.util.HashSet<>();
             List<Function> exported = dynsym == null ? List.of() : named(dynsym, sections, file);
             exported.forEach(f -> starts.add(f.address()));
+            List<Function> fromUnwind = fromUnwind(unwind, sections, List.of(), exported);
+            if (!fromUnwind.isEmpty()) {
+                fromUnwind.forEach(f -> starts.add(f.address()));
+                return new Functions(fromUnwind, true, starts, exported, Boundaries.UNWIND_TABLE);
+            }
             List<Function> whole = new ArrayList<>();
             for (Indexed s : sections) {
                 whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
             }
-            return new Functions(whole, true, starts, exported);
+            return new Functions(whole, true, starts, exported, Boundaries.SECTIONS);
         }
-        return new Functions(named, false, java.util.Set.of());
+        // A partial symbol table: the unwind table's functions where no symbol covers their start.
+        List<Function> all = new ArrayList<>(named);
+        all.addAll(fromUnwind(unwind, sections, named, List.of()));
+        all.sort(java.util.Comparator.comparingLong(Function::address));
+        return new Functions(all, false, java.util.Set.of(), List.of(), Boundaries.SYMBOLS);
+    }
+
+    /** The FDE ranges of the file's {@code .eh_frame} (none when it has none). */
+    private static List<UnwindTable.Range> unwindRanges(ElfFile elf, Path file) throws IOException {
+        byte[] data = null;
+        long address = 0;
+        long got = 0;
+        try {
+            for (int k = 0; k < Short.toUnsignedInt(elf.e_shnum); k++) {
+                ElfSection s = elf.getSection(k);
+                String name = s.header.getName();
+                if (".eh_frame".equals(name) && s.header.sh_type == ElfSectionHeader.SHT_PROGBITS) {
+                    data = s.getData();
+                    address = s.header.sh_addr;
+                } else if (".got".equals(name)) {
+                    got = s.header.sh_addr;
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new IOException(file + ": malformed ELF section table (" + e.getMessage() + ")", e);
+        }
+        return data == null ? List.of() : UnwindTable.ranges(data, address, got, file.toString());
+    }
+
+    /**
+     * Functions for the unwind table's ranges that lie in an executable section and start inside no function of
+     * {@code covered}: named by an exported function starting there, else {@code fun_<address>}; in address order,
+     * an overlapping range after the first dropped.
+     */
+    private static List<Function> fromUnwind(List<UnwindTable.Range> ranges, List<Indexed> sections,
+                                             List<Function> covered, List<Function> exported) {
+        java.util.Map<Long, String> names = new java.util.HashMap<>();
+        exported.forEach(f -> names.putIfAbsent(f.address(), f.name()));
+        java.util.TreeMap<Long, Long> taken = new java.util.TreeMap<>();
+        covered.forEach(f -> taken.put(f.address(), f.address() + f.bytes().length));
+        List<UnwindTable.Range> sorted = new ArrayList<>(ranges);
+        sorted.sort(java.util.Comparator.comparingLong(UnwindTable.Range::start));
+        List<Function> out = new ArrayList<>();
+        for (UnwindTable.Range r : sorted) {
+            java.util.Map.Entry<Long, Long> before = taken.floorEntry(r.start());
+            if (before != null && r.start() < before.getValue()) {
+                continue;
+            }
+            for (Indexed s : sections) {
+                long offset = r.start() - s.section.address();
+                if (offset >= 0 && offset < s.section.bytes().length) {
+                    long end = Math.min(s.section.bytes().length, offset + r.size());
+                    out.add(new Function(names.getOrDefault(r.start(), "fun_" + Long.toHexString(r.start())),
+                            r.start(), java.util.Arrays.copyOfRange(s.section.bytes(), (int) offset, (int) end)));
+                    taken.put(r.start(), r.start() + (end - offset));
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     /** The sized STT_FUNC symbols of a table that lie in the executable sections, by section then address. */

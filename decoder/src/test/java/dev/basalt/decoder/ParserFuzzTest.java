@@ -47,6 +47,20 @@ class ParserFuzzTest {
         }
     }
 
+    /** An {@code .eh_frame} section's bytes as the unwind table's reader takes them (function boundaries). */
+    @FuzzTest(maxDuration = "65m")
+    void unwindTable(byte[] input) {
+        try {
+            for (UnwindTable.Range r : UnwindTable.ranges(input, 0x14818, 0x1f000, "fuzz")) {
+                if (r.size() <= 0) {
+                    throw new IllegalStateException("an empty range was returned: " + r);
+                }
+            }
+        } catch (IOException expected) {
+            // a malformed record, named by its offset
+        }
+    }
+
     @FuzzTest(maxDuration = "65m")
     void elf(byte[] input) {
         try {
