@@ -42,8 +42,10 @@ public final class ElfCode {
 
         public Functions {
             functions = List.copyOf(functions);
-            knownStarts = java.util.Set.copyOf(knownStarts);
-            exported = List.copyOf(exported);
+            knownStarts = java.util.Collections.unmodifiableNavigableSet(new java.util.TreeSet<>(knownStarts));
+            List<Function> byAddress = new ArrayList<>(exported);
+            byAddress.sort(java.util.Comparator.comparingLong(Function::address));
+            exported = List.copyOf(byAddress);
             java.util.Objects.requireNonNull(boundaries, "boundaries");
         }
 
@@ -56,7 +58,22 @@ public final class ElfCode {
          * ({@code crc32+0x1a}), or empty when none holds it.
          */
         public java.util.Optional<String> exportedName(long address) {
-            for (Function f : exported) {
+            // the last exported function starting at or before the address (exported is in address order): a
+            // binary search, asked once per block of a program of hundreds of thousands
+            int lo = 0;
+            int hi = exported.size() - 1;
+            int found = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (exported.get(mid).address() <= address) {
+                    found = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            for (int k = found; k >= 0 && k > found - 8; k--) { // a few back: sizes may overlap (aliases)
+                Function f = exported.get(k);
                 if (address >= f.address() && address < f.address() + f.bytes().length) {
                     return java.util.Optional.of(address == f.address() ? f.name()
                             : f.name() + "+0x" + Long.toHexString(address - f.address()));
