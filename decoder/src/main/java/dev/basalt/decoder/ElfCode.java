@@ -182,8 +182,14 @@ public final class ElfCode {
         return new Functions(all, false, java.util.Set.of(), List.of(), Boundaries.SYMBOLS);
     }
 
-    /** The FDE ranges of the file's {@code .eh_frame} (none when it has none). */
+    /**
+     * The FDE ranges of the file's {@code .eh_frame} (none when it has none, or is a relocatable object, whose FDEs
+     * point at their code only through relocations).
+     */
     private static List<UnwindTable.Range> unwindRanges(ElfFile elf, Path file) throws IOException {
+        if (elf.e_type == 1) { // ET_REL
+            return List.of();
+        }
         byte[] data = null;
         long address = 0;
         long got = 0;
