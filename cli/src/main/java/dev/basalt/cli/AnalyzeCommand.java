@@ -152,18 +152,38 @@ final class AnalyzeCommand implements Callable<Integer> {
         List<ControlFlow> flows = new ArrayList<>();
         long instructions = 0;
         long skipped = 0;
+        long codeBytes = functions.stream().mapToLong(f -> f.bytes().length).sum();
+        // A large program takes seconds to minutes: a bar on stderr (functions done of all), as measure has.
+        ProgressBars bars = codeBytes >= PROGRESS_BYTES ? new ProgressBars(err) : null;
+        if (bars != null) {
+            bars.phase("decoding", functions.size());
+        }
         for (ElfCode.Function f : functions) {
             ControlFlow flow = ControlFlow.of(f.bytes(), f.address(), found.knownStarts());
             flows.add(flow);
             instructions += flow.instructions();
             skipped += flow.skippedBytes();
+            if (bars != null) {
+                bars.progress(flows.size());
+            }
         }
         List<Result> results = new ArrayList<>();
         // a stripped file's blocks are named by the exported function they lie in, when one does
         java.util.function.BiFunction<ElfCode.Function, Long, String> naming = found.stripped()
                 ? (f, at) -> found.exportedName(at).orElse(f.name()) : (f, at) -> f.name();
         for (Microarchitecture cpu : cpus) {
-            results.add(analyze(functions, flows, estimator, bounds, cpu, naming));
+            if (bars != null) {
+                bars.phase("predicting " + cpu.llvmName(), functions.size());
+            }
+            results.add(analyze(functions, flows, estimator, bounds, cpu, naming,
+                    done -> {
+                        if (bars != null) {
+                            bars.progress(done);
+                        }
+                    }));
+        }
+        if (bars != null) {
+            bars.close();
         }
         Result first = results.get(0);
         String summary = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
@@ -196,9 +216,13 @@ final class AnalyzeCommand implements Callable<Integer> {
     private record Result(Microarchitecture cpu, List<LoopRow> loops, List<Row> blocks) {
     }
 
+    /** Code of at least this many bytes gets a progress bar (gcc's cc1: 20 MB, a minute; /bin/ls: 0.1 MB). */
+    static final long PROGRESS_BYTES = 4L << 20;
+
     private static Result analyze(List<ElfCode.Function> functions, List<ControlFlow> flows,
                                   ThroughputEstimator estimator, ThroughputEstimator bounds, Microarchitecture mcpu,
-                                  java.util.function.BiFunction<ElfCode.Function, Long, String> naming) {
+                                  java.util.function.BiFunction<ElfCode.Function, Long, String> naming,
+                                  java.util.function.LongConsumer progress) {
         List<Row> rows = new ArrayList<>();
         List<LoopRow> loops = new ArrayList<>();
         for (int fi = 0; fi < functions.size(); fi++) {
@@ -225,6 +249,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                         .map(b -> byAddress.get(b.address()))
                         .toList()));
             }
+            progress.accept(fi + 1);
         }
         // a loop that cannot be predicted (NaN) goes last, as its blocks do
         loops.sort(Comparator.comparingDouble((LoopRow l) -> Double.isNaN(l.cycles()) ? -1 : l.cycles()).reversed());
