@@ -166,45 +166,28 @@ public final class UnwindTable {
     /** A pointer of {@code encoding} at {@code at}: {value, the offset after it}. */
     private static long[] pointer(ByteBuffer buf, int at, int end, int encoding, long address, long dataAddress,
                                   String file, int record) throws IOException {
+        int format = encoding & 0x0f;
         long value;
         int next;
-        switch (encoding & 0x0f) {
-            case ABSPTR, UDATA8, SDATA8 -> {
-                need(at, 8, end, file, record);
-                value = buf.getLong(at);
-                next = at + 8;
+        if (format == ULEB128 || format == SLEB128) {
+            long[] v = format == ULEB128 ? uleb(buf, at, end, file, record) : sleb(buf, at, end, file, record);
+            value = v[0];
+            next = (int) v[1];
+        } else {
+            int bytes = switch (format) {
+                case ABSPTR, UDATA8, SDATA8 -> 8;
+                case UDATA4, SDATA4 -> 4;
+                case UDATA2, SDATA2 -> 2;
+                default -> throw bad(file, record, "a pointer of encoding 0x" + Integer.toHexString(encoding));
+            };
+            if (at < 0 || at + bytes > end) {
+                throw bad(file, record, "a pointer past the record's end");
             }
-            case UDATA4 -> {
-                need(at, 4, end, file, record);
-                value = Integer.toUnsignedLong(buf.getInt(at));
-                next = at + 4;
+            value = bytes == 8 ? buf.getLong(at) : bytes == 4 ? buf.getInt(at) : buf.getShort(at);
+            if (format == UDATA4 || format == UDATA2) { // unsigned: the bits as read, without the sign
+                value &= bytes == 4 ? 0xffffffffL : 0xffffL;
             }
-            case SDATA4 -> {
-                need(at, 4, end, file, record);
-                value = buf.getInt(at);
-                next = at + 4;
-            }
-            case UDATA2 -> {
-                need(at, 2, end, file, record);
-                value = Short.toUnsignedInt(buf.getShort(at));
-                next = at + 2;
-            }
-            case SDATA2 -> {
-                need(at, 2, end, file, record);
-                value = buf.getShort(at);
-                next = at + 2;
-            }
-            case ULEB128 -> {
-                long[] v = uleb(buf, at, end, file, record);
-                value = v[0];
-                next = (int) v[1];
-            }
-            case SLEB128 -> {
-                long[] v = sleb(buf, at, end, file, record);
-                value = v[0];
-                next = (int) v[1];
-            }
-            default -> throw bad(file, record, "a pointer of encoding 0x" + Integer.toHexString(encoding));
+            next = at + bytes;
         }
         switch (encoding & 0x70) {
             case 0 -> { }
@@ -213,12 +196,6 @@ public final class UnwindTable {
             default -> throw bad(file, record, "a pointer applied as 0x" + Integer.toHexString(encoding & 0x70));
         }
         return new long[] {value, next};
-    }
-
-    private static void need(int at, int bytes, int end, String file, int record) throws IOException {
-        if (at < 0 || at + bytes > end) {
-            throw bad(file, record, "a pointer past the record's end");
-        }
     }
 
     private static int skipLeb(ByteBuffer buf, int at, int end, String file, int record) throws IOException {

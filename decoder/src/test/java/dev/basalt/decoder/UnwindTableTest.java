@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,18 +30,9 @@ class UnwindTableTest {
         assertEquals(0, p.exitValue(), String.join(" ", command) + ": " + out);
     }
 
-    private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Test
     void aStrippedProgramsFunctionsAreItsSymbolTablesOnes(@TempDir Path dir) throws Exception {
-        Assumptions.assumeTrue(onPath("gcc") && onPath("strip"), "gcc and strip are needed (apt-get install gcc)");
+        Assumptions.assumeTrue(TestBlocks.onPath("gcc") && TestBlocks.onPath("strip"), "gcc and strip are needed (apt-get install gcc)");
         Files.writeString(dir.resolve("p.c"), String.join("\n",
                 "#include <stdio.h>",
                 "__attribute__((noinline)) unsigned crc(const unsigned char *p, long n) {",
@@ -82,14 +74,6 @@ class UnwindTableTest {
         IOException o = assertThrows(IOException.class, () -> UnwindTable.ranges(orphan, 0x1000, 0, "p"));
         assertTrue(o.getMessage().contains("offset 0x0") && o.getMessage().contains("names no CIE"), o.getMessage());
         // The terminator, and nothing: no functions.
-        assertEquals(List.of(), assertDoesNotThrowRanges(new byte[] {0, 0, 0, 0}));
-    }
-
-    private static List<UnwindTable.Range> assertDoesNotThrowRanges(byte[] b) {
-        try {
-            return UnwindTable.ranges(b, 0, 0, "p");
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        assertEquals(List.of(), assertDoesNotThrow(() -> UnwindTable.ranges(new byte[] {0, 0, 0, 0}, 0, 0, "p")));
     }
 }
