@@ -27,6 +27,19 @@ public final class ElfCode {
     }
 
     /**
+     * Where an executable section lies in the file and in the program's addresses: a profile of the running program
+     * names a sample by its offset in the mapped file, which this turns into the address the analysis uses.
+     */
+    public record Placement(long offset, long address, long size) {
+
+        /** The address of file offset {@code at} when it lies in this section. */
+        public java.util.OptionalLong addressOf(long at) {
+            return at >= offset && at - offset < size ? java.util.OptionalLong.of(address + (at - offset))
+                    : java.util.OptionalLong.empty();
+        }
+    }
+
+    /**
      * One function: its symbol's name, address and bytes. For a stripped file (no {@code .symtab}) each executable
      * section is one "function" named after the section.
      */
@@ -38,9 +51,10 @@ public final class ElfCode {
      * addresses where its dynamic symbol table says functions start (exported ones).
      */
     public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts,
-                            List<Function> exported, Boundaries boundaries) {
+                            List<Function> exported, Boundaries boundaries, List<Placement> placements) {
 
         public Functions {
+            placements = List.copyOf(placements);
             functions = List.copyOf(functions);
             knownStarts = java.util.Collections.unmodifiableNavigableSet(new java.util.TreeSet<>(knownStarts));
             List<Function> byAddress = new ArrayList<>(exported);
@@ -50,7 +64,8 @@ public final class ElfCode {
         }
 
         public Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
-            this(functions, stripped, knownStarts, List.of(), stripped ? Boundaries.SECTIONS : Boundaries.SYMBOLS);
+            this(functions, stripped, knownStarts, List.of(), stripped ? Boundaries.SECTIONS : Boundaries.SYMBOLS,
+                    List.of());
         }
 
         /**
@@ -93,6 +108,9 @@ public final class ElfCode {
         SECTIONS
     }
 
+    /** The x86-64 ABI's section type for unwind tables, which some linkers give {@code .eh_frame}. */
+    private static final int SHT_X86_64_UNWIND = 0x70000001;
+
     /** ELF's machine number of x86-64. */
     private static final int EM_X86_64 = 62;
     private static final byte[] MAGIC = {0x7f, 'E', 'L', 'F'};
@@ -123,7 +141,7 @@ public final class ElfCode {
         return out;
     }
 
-    private record Indexed(int index, Section section) {
+    private record Indexed(int index, Section section, long offset) {
     }
 
     /**
@@ -158,6 +176,8 @@ public final class ElfCode {
         }
         List<Function> named = symtab == null ? List.of() : named(symtab, sections, file);
         List<UnwindTable.Range> unwind = unwindRanges(elf, file);
+        List<Placement> placed = sections.stream()
+                .map(s -> new Placement(s.offset, s.section.address(), s.section.bytes().length)).toList();
         if (named.isEmpty()) {
             // Stripped: the unwind table's functions, else the sections whole; a shared library's exported functions
             // still name and mark where functions start.
@@ -167,19 +187,19 @@ public final class ElfCode {
             List<Function> fromUnwind = fromUnwind(unwind, sections, List.of(), exported);
             if (!fromUnwind.isEmpty()) {
                 fromUnwind.forEach(f -> starts.add(f.address()));
-                return new Functions(fromUnwind, true, starts, exported, Boundaries.UNWIND_TABLE);
+                return new Functions(fromUnwind, true, starts, exported, Boundaries.UNWIND_TABLE, placed);
             }
             List<Function> whole = new ArrayList<>();
             for (Indexed s : sections) {
                 whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
             }
-            return new Functions(whole, true, starts, exported, Boundaries.SECTIONS);
+            return new Functions(whole, true, starts, exported, Boundaries.SECTIONS, placed);
         }
         // A partial symbol table: the unwind table's functions where no symbol covers their start.
         List<Function> all = new ArrayList<>(named);
         all.addAll(fromUnwind(unwind, sections, named, List.of()));
         all.sort(java.util.Comparator.comparingLong(Function::address));
-        return new Functions(all, false, java.util.Set.of(), List.of(), Boundaries.SYMBOLS);
+        return new Functions(all, false, java.util.Set.of(), List.of(), Boundaries.SYMBOLS, placed);
     }
 
     /**
@@ -197,7 +217,9 @@ public final class ElfCode {
             for (int k = 0; k < Short.toUnsignedInt(elf.e_shnum); k++) {
                 ElfSection s = elf.getSection(k);
                 String name = s.header.getName();
-                if (".eh_frame".equals(name) && s.header.sh_type == ElfSectionHeader.SHT_PROGBITS) {
+                // lld and some linkers type it SHT_X86_64_UNWIND (libLLVM-19), GNU ld SHT_PROGBITS
+                if (".eh_frame".equals(name) && (s.header.sh_type == ElfSectionHeader.SHT_PROGBITS
+                        || s.header.sh_type == SHT_X86_64_UNWIND)) {
                     data = s.getData();
                     address = s.header.sh_addr;
                 } else if (".got".equals(name)) {
@@ -396,7 +418,7 @@ public final class ElfCode {
                         throw new IOException(file + ": section " + h.getName() + " of " + h.sh_size + " bytes at "
                                 + h.sh_offset + " lies outside the file (" + size + " bytes)");
                     }
-                    out.add(new Indexed(k, new Section(h.getName(), h.sh_addr, s.getData())));
+                    out.add(new Indexed(k, new Section(h.getName(), h.sh_addr, s.getData()), h.sh_offset));
                 }
             }
         } catch (RuntimeException e) { // ElfException included

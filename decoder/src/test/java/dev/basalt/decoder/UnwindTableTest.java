@@ -58,6 +58,36 @@ class UnwindTableTest {
         }
         // Named as a disassembler names what it does not know: by address.
         assertTrue(unwind.functions().stream().allMatch(f -> f.name().equals("fun_" + Long.toHexString(f.address()))));
+        // lld types .eh_frame SHT_X86_64_UNWIND (libLLVM-19 is linked so), GNU ld SHT_PROGBITS: the same table.
+        Path lld = dir.resolve("p.unwind-typed");
+        Files.write(lld, retyped(Files.readAllBytes(dir.resolve("p.stripped")), ".eh_frame", 0x70000001));
+        ElfCode.Functions typed = ElfCode.functions(lld);
+        assertEquals(ElfCode.Boundaries.UNWIND_TABLE, typed.boundaries());
+        assertEquals(unwind.functions().stream().map(ElfCode.Function::address).toList(),
+                typed.functions().stream().map(ElfCode.Function::address).toList());
+    }
+
+    /** An ELF file's bytes with the named section's sh_type changed (64-bit, little-endian headers). */
+    private static byte[] retyped(byte[] elf, String section, int type) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(elf).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long shoff = b.getLong(0x28);
+        int size = Short.toUnsignedInt(b.getShort(0x3A));
+        int count = Short.toUnsignedInt(b.getShort(0x3C));
+        int names = Short.toUnsignedInt(b.getShort(0x3E));
+        long strtab = b.getLong((int) (shoff + (long) names * size + 0x18));
+        for (int k = 0; k < count; k++) {
+            int at = (int) (shoff + (long) k * size);
+            int name = (int) (strtab + b.getInt(at));
+            int end = name;
+            while (elf[end] != 0) {
+                end++;
+            }
+            if (new String(elf, name, end - name, java.nio.charset.StandardCharsets.US_ASCII).equals(section)) {
+                b.putInt(at + 4, type);
+                return elf;
+            }
+        }
+        throw new AssertionError("no section " + section);
     }
 
     @Test
