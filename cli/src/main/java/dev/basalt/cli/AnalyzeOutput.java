@@ -483,7 +483,9 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                 public void close() {
                 }
             });
-            g.useDefaultPrettyPrinter();
+            // one loop or block a line (each list's items are compact objects, as they were written)
+            g.setPrettyPrinter(new com.fasterxml.jackson.core.util.DefaultPrettyPrinter()
+                    .withArrayIndenter(com.fasterxml.jackson.core.util.DefaultIndenter.SYSTEM_LINEFEED_INSTANCE));
             g.writeStartObject();
             g.writeStringField("file", header.file().toString());
             g.writeBooleanField("stripped", header.found().stripped());
