@@ -2,8 +2,8 @@
 # Basalt's prerequisites, shared by ./basalt, ./run-tests and .ci/run: a JDK 17+, Maven, a C compiler (for the
 # measuring harness), and the Zydis 4.0 shared library (Debian package libzydis4.0). Sourced, it defines
 # functions; run directly, it installs
-# whatever is missing (with --tests also llvm-14, whose llvm-mc/llvm-mca some tests compare against, and Chromium
-# with its ChromeDriver for the web page's browser test).
+# whatever is missing (with --tests also llvm-14 and llvm-19, whose llvm-mc/llvm-mca some tests compare against, perf
+# for the test of analyze --profile, and Chromium with its ChromeDriver for the web page's browser test).
 # Installs use apt-get when we are root or have password-less sudo; otherwise we print the one command to run.
 
 basalt_log() { printf 'basalt: %s\n' "$*" >&2; }
@@ -68,6 +68,16 @@ basalt_ensure_test_tools() {
   if ! command -v llvm-mc-14 >/dev/null 2>&1; then
     basalt_apt_install llvm-14 ||
       basalt_log "llvm-14 not installed (sudo apt-get install llvm-14); tests that compare with llvm-mc-14 will skip"
+  fi
+  # basalt mca's tests compare its sections with llvm-mca-19's (Debian bookworm has llvm-19).
+  if ! command -v llvm-mca-19 >/dev/null 2>&1; then
+    basalt_apt_install llvm-19 ||
+      basalt_log "llvm-19 not installed (sudo apt-get install llvm-19); tests that compare with llvm-mca-19 will skip"
+  fi
+  # analyze --profile's test profiles a program it builds with perf (Debian: linux-perf).
+  if ! command -v perf >/dev/null 2>&1; then
+    basalt_apt_install linux-perf ||
+      basalt_log "linux-perf not installed (sudo apt-get install linux-perf); the test of analyze --profile will skip"
   fi
   # The web page's browser test drives Debian's headless Chromium through its ChromeDriver.
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then

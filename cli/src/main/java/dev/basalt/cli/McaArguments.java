@@ -31,7 +31,14 @@ import java.util.Map;
  */
 record McaArguments(String input, String output, Microarchitecture cpu, int iterations, boolean instructionInfo,
                     boolean resourcePressure, boolean summary, boolean timeline, int timelineIterations,
-                    int timelineCycles, boolean json, boolean intel, String model) {
+                    int timelineCycles, boolean json, boolean intel, String model, boolean bottleneck,
+                    boolean dispatchStats, boolean schedulerStats, boolean retireStats, boolean registerFileStats,
+                    String cpuAsked) {
+
+    /** Whether any statistics view is asked for: they count a traced run of every iteration. */
+    boolean anyStats() {
+        return dispatchStats || schedulerStats || retireStats || registerFileStats;
+    }
 
     /** How an option takes its value. */
     private enum Kind { FLAG, VALUE }
@@ -45,18 +52,14 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             Map.entry("instruction-info", Kind.FLAG), Map.entry("summary-view", Kind.FLAG),
             Map.entry("output-asm-variant", Kind.VALUE), Map.entry("x86-asm-syntax", Kind.VALUE),
             Map.entry("skip-unsupported-instructions", Kind.VALUE), Map.entry("basalt-model", Kind.VALUE),
-            Map.entry("help", Kind.FLAG), Map.entry("h", Kind.FLAG));
+            Map.entry("help", Kind.FLAG), Map.entry("h", Kind.FLAG),
+            Map.entry("bottleneck-analysis", Kind.FLAG), Map.entry("all-views", Kind.FLAG),
+            Map.entry("all-stats", Kind.FLAG), Map.entry("dispatch-stats", Kind.FLAG),
+            Map.entry("scheduler-stats", Kind.FLAG), Map.entry("retire-stats", Kind.FLAG),
+            Map.entry("register-file-stats", Kind.FLAG), Map.entry("instruction-tables", Kind.FLAG));
 
     /** llvm-mca's options that Basalt does not serve (yet), with why: refused by name. */
     private static final Map<String, String> REFUSED = Map.ofEntries(
-            Map.entry("bottleneck-analysis", "llvm-mca's bottleneck view is not written yet (Basalt's own bottleneck"
-                    + " is printed after llvm-mca's views)"),
-            Map.entry("all-views", "the bottleneck and statistics views are not written yet"),
-            Map.entry("all-stats", "the statistics views are not written yet"),
-            Map.entry("dispatch-stats", "the statistics views are not written yet"),
-            Map.entry("scheduler-stats", "the statistics views are not written yet"),
-            Map.entry("retire-stats", "the statistics views are not written yet"),
-            Map.entry("register-file-stats", "the statistics views are not written yet"),
             Map.entry("mattr", "Basalt's CPU tables fix the instruction set extensions"),
             Map.entry("dispatch", "Basalt's CPU tables fix the dispatch width"),
             Map.entry("register-file-size", "Basalt's CPU tables fix the register files"),
@@ -64,7 +67,6 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             Map.entry("noalias", "Basalt's memory models are --basalt-memory's, not llvm-mca's alias switch"),
             Map.entry("lqueue", "Basalt's CPU tables fix the load queue"),
             Map.entry("squeue", "Basalt's CPU tables fix the store queue"),
-            Map.entry("instruction-tables", "the instruction tables mode is not written yet"),
             Map.entry("show-encoding", "encodings are not printed yet"),
             Map.entry("show-barriers", "barriers are not printed yet"),
             Map.entry("disable-cb", "Basalt has no custom behaviour to disable"),
@@ -96,22 +98,33 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             "  -json (llvm-mca's JSON, with a Basalt object per region)",
             "  -output-asm-variant=0|1  -x86-asm-syntax=att|intel  -skip-unsupported-instructions=none",
             "  --basalt-model=NAME  a learned model's cycles beside the simulator's (granite, ithemal, bounds)",
+            "  -bottleneck-analysis  -dispatch-stats -scheduler-stats -retire-stats -register-file-stats",
+            "  -all-stats (the four statistics views)  -all-views (every view; an explicit =false still wins)",
+            "  -instruction-tables (instruction info and resource pressure only, as llvm-mca's static tables)",
             "After llvm-mca's views, Basalt's own: the bound that wins, the bottleneck, the interval and notes.",
-            "Refused by name: -bottleneck-analysis, -all-views and the statistics views (not",
-            "written yet), and options whose numbers Basalt's",
-            "CPU tables fix (-mattr, -dispatch, -register-file-size, -lqueue, -squeue).");
+            "Refused by name: options whose numbers Basalt's CPU tables fix (-mattr, -dispatch,",
+            "-register-file-size, -lqueue, -squeue) and views Basalt does not print (-show-encoding, ...).");
 
     /** Reads {@code args}; a usage mistake is a {@link BadInputException} naming the option. */
     static McaArguments parse(List<String> args) {
         String input = null;
         String output = "-";
         Microarchitecture cpu = Microarchitecture.HASWELL;
+        String cpuAsked = "haswell";
         int iterations = 100;
-        boolean info = true;
-        boolean pressure = true;
-        boolean summary = true;
+        Boolean info = null;
+        Boolean pressure = null;
+        Boolean summary = null;
         boolean intel = false;
-        boolean timeline = false;
+        Boolean timeline = null;
+        Boolean bottleneck = null;
+        Boolean dispatchStats = null;
+        Boolean schedulerStats = null;
+        Boolean retireStats = null;
+        Boolean registerFileStats = null;
+        boolean tables = false;
+        Boolean allViews = null;
+        Boolean allStats = null;
         boolean json = false;
         int timelineIterations = 10;
         int timelineCycles = 80;
@@ -121,7 +134,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             String a = args.get(k);
             if (inputsOnly || !a.startsWith("-") || a.equals("-")) {
                 if (input != null) {
-                    throw new BadInputException("basalt mca takes one input file; got '" + input + "' and '" + a
+                    throw new BadInputException("one input file only; got '" + input + "' and '" + a
                             + "'");
                 }
                 input = a;
@@ -136,11 +149,11 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
             String name = eq < 0 ? body : body.substring(0, eq);
             String attached = eq < 0 ? null : body.substring(eq + 1);
             if (REFUSED.containsKey(name)) {
-                throw new BadInputException("basalt mca: option -" + name + " is not supported: " + REFUSED.get(name));
+                throw new BadInputException("option -" + name + " is not supported: " + REFUSED.get(name));
             }
             Kind kind = SERVED.get(name);
             if (kind == null) {
-                throw new BadInputException("basalt mca: unknown option '" + a + "' (basalt mca -help lists the "
+                throw new BadInputException("unknown option '" + a + "' (basalt mca -help lists the "
                         + "options it serves)");
             }
             String value;
@@ -150,12 +163,12 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 } else if (k + 1 < args.size()) {
                     value = args.get(++k);
                 } else {
-                    throw new BadInputException("basalt mca: option -" + name + " needs a value");
+                    throw new BadInputException("option -" + name + " needs a value");
                 }
             } else {
                 value = attached == null ? "true" : attached;
                 if (!value.equals("true") && !value.equals("false") && !value.equals("1") && !value.equals("0")) {
-                    throw new BadInputException("basalt mca: option -" + name + " takes true or false, got '"
+                    throw new BadInputException("option -" + name + " takes true or false, got '"
                             + value + "'");
                 }
             }
@@ -165,15 +178,18 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 case "mtriple" -> {
                     String arch = value.toLowerCase(Locale.ROOT);
                     if (!(arch.startsWith("x86_64") || arch.startsWith("x86-64") || arch.startsWith("amd64"))) {
-                        throw new BadInputException("basalt mca: -mtriple=" + value + ": Basalt models x86-64 only");
+                        throw new BadInputException("-mtriple=" + value + ": Basalt models x86-64 only");
                     }
                 }
                 case "march" -> {
                     if (!value.equals("x86-64") && !value.equals("x86_64")) {
-                        throw new BadInputException("basalt mca: -march=" + value + ": Basalt models x86-64 only");
+                        throw new BadInputException("-march=" + value + ": Basalt models x86-64 only");
                     }
                 }
-                case "mcpu" -> cpu = cpu(value);
+                case "mcpu" -> {
+                    cpu = cpu(value);
+                    cpuAsked = value;
+                }
                 case "iterations" -> {
                     iterations = count("iterations", value, 0, 100_000);
                     iterations = iterations == 0 ? 100 : iterations;
@@ -192,19 +208,27 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 }
                 case "instruction-info" -> info = on;
                 case "summary-view" -> summary = on;
+                case "bottleneck-analysis" -> bottleneck = on;
+                case "dispatch-stats" -> dispatchStats = on;
+                case "scheduler-stats" -> schedulerStats = on;
+                case "retire-stats" -> retireStats = on;
+                case "register-file-stats" -> registerFileStats = on;
+                case "all-views" -> allViews = on;
+                case "instruction-tables" -> tables = on;
+                case "all-stats" -> allStats = on;
                 case "output-asm-variant" -> {
                     int v = count(name, value, 0, 1);
                     intel = v == 1;
                 }
                 case "x86-asm-syntax" -> {
                     if (!value.equals("intel") && !value.equals("att")) {
-                        throw new BadInputException("basalt mca: -x86-asm-syntax=" + value + ": att or intel");
+                        throw new BadInputException("-x86-asm-syntax=" + value + ": att or intel");
                     }
                     intel = value.equals("intel");
                 }
                 case "skip-unsupported-instructions" -> {
                     if (!value.equals("none")) {
-                        throw new BadInputException("basalt mca: -skip-unsupported-instructions=" + value + " is not "
+                        throw new BadInputException("-skip-unsupported-instructions=" + value + " is not "
                                 + "supported: an instruction Basalt cannot read is an error naming its line");
                     }
                 }
@@ -212,8 +236,24 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
                 default -> throw new IllegalStateException("served option without a meaning: " + name);
             }
         }
-        return new McaArguments(input == null ? "-" : input, output, cpu, iterations, info, pressure, summary,
-                timeline, timelineIterations, timelineCycles, json, intel, model);
+        // As llvm-mca: -all-views and -all-stats set the views they cover that were not given explicitly
+        // (-all-views=false turns the default views off too).
+        if (tables) { // llvm-mca's static tables: instruction info and resource pressure, nothing simulated
+            return new McaArguments(input == null ? "-" : input, output, cpu, iterations, true, true, false, false,
+                    timelineIterations, timelineCycles, json, intel, model, false, false, false, false, false,
+                    cpuAsked);
+        }
+        boolean views = allViews == null || allViews;
+        boolean every = allViews != null && allViews;
+        boolean stats = allStats != null ? allStats : every;
+        return new McaArguments(input == null ? "-" : input, output, cpu, iterations, or(info, views),
+                or(pressure, views), or(summary, views), or(timeline, every), timelineIterations, timelineCycles,
+                json, intel, model, or(bottleneck, every), or(dispatchStats, stats), or(schedulerStats, stats),
+                or(retireStats, stats), or(registerFileStats, stats), cpuAsked);
+    }
+
+    private static boolean or(Boolean given, boolean otherwise) {
+        return given != null ? given : otherwise;
     }
 
     /** {@code -help} asked: the caller prints the usage. */
@@ -230,7 +270,7 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         } catch (IllegalArgumentException e) {
             List<String> known = new ArrayList<>();
             Microarchitecture.all().forEach(m -> known.add(m.llvmName()));
-            throw new BadInputException("basalt mca: -mcpu=" + name + ": not a CPU Basalt models (" + String.join(", ",
+            throw new BadInputException("-mcpu=" + name + ": not a CPU Basalt models (" + String.join(", ",
                     known) + ", or llvm's names of the same cores)");
         }
     }
@@ -239,12 +279,12 @@ record McaArguments(String input, String output, Microarchitecture cpu, int iter
         try {
             int v = Integer.parseInt(value.strip());
             if (v < min || v > max) {
-                throw new BadInputException("basalt mca: -" + option + "=" + value + ": must be in " + min + ".."
+                throw new BadInputException("-" + option + "=" + value + ": must be in " + min + ".."
                         + max);
             }
             return v;
         } catch (NumberFormatException e) {
-            throw new BadInputException("basalt mca: -" + option + "=" + value + ": not a whole number");
+            throw new BadInputException("-" + option + "=" + value + ": not a whole number");
         }
     }
 }

@@ -74,6 +74,16 @@ final class McaCommand implements Callable<Integer> {
             throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input()) + ": no instructions");
         }
         String[] lines = text.split("\n", -1);
+        // An instruction the CPU does not have is the input's fault: refused before any view, naming it.
+        for (Assembly.Block region : regions) {
+            java.util.Optional<String> cannot = dev.basalt.core.IsaSupport.unsupported(region.basicBlock(), a.cpu());
+            if (cannot.isPresent()) {
+                throw new BadInputException((a.input().equals("-") ? "<stdin>" : a.input())
+                        + (region.region().isEmpty() ? "" : ", region " + region.region()) + ": " + cannot.get()
+                        + (a.cpuAsked().equalsIgnoreCase(a.cpu().llvmName()) ? ""
+                        : " (-mcpu=" + a.cpuAsked() + " runs on " + a.cpu().llvmName() + ")"));
+            }
+        }
         StringWriter buffer = new StringWriter();
         PrintWriter out = new PrintWriter(buffer);
         Simulator sim = new Simulator(SimulatorParams.standard(a.cpu()));
@@ -111,7 +121,7 @@ final class McaCommand implements Callable<Integer> {
         } else {
             Path file = Path.of(a.output());
             if (java.nio.file.Files.isDirectory(file)) {
-                throw new BadInputException("basalt mca: -o " + file + " is a folder, not a file");
+                throw new BadInputException("-o " + file + " is a folder, not a file");
             }
             dev.basalt.core.AtomicFiles.writeString(file, buffer.toString());
         }
@@ -129,6 +139,22 @@ final class McaCommand implements Callable<Integer> {
             return new Run(block, options, sim.run(block, options), bounds, InstructionTable.of(bounds),
                     instructionText(block, region, lines, a.intel() || syntax == Assembly.Syntax.INTEL));
         }
+    }
+
+    /**
+     * The statistics views' counts: a traced run of every iteration ({@link Simulator#trace}), refused (bad input)
+     * above {@link McaStatistics#MAX_INSTANCES} instances, which it would keep in memory.
+     */
+    private static McaStatistics statistics(McaArguments a, Simulator sim, Run run) {
+        long instances = (long) run.block().size() * a.iterations();
+        if (instances > McaStatistics.MAX_INSTANCES) {
+            throw new BadInputException("the statistics and bottleneck views trace every instruction of "
+                    + "every iteration, at most " + McaStatistics.MAX_INSTANCES + "; " + run.block().size()
+                    + " instructions x -iterations=" + a.iterations() + " is " + instances);
+        }
+        Simulator.Result traced = sim.trace(run.block(), run.options());
+        return McaStatistics.of(run.block(), dev.basalt.simulator.Timeline.rows(run.block(), traced,
+                sim.frontEnd(run.block(), run.options())), run.rows(), sim.params());
     }
 
     /** The views of one region. */
@@ -158,6 +184,10 @@ final class McaCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "IPC:               %.2f%n", instructions / (double) cycles);
             out.printf(Locale.ROOT, "Block RThroughput: %.1f%n%n", Math.max(bounds.issue(), bounds.ports()));
         }
+        McaStatistics stats = a.anyStats() || a.bottleneck() ? statistics(a, sim, run) : null;
+        if (a.bottleneck()) {
+            McaBottleneck.print(out, block, sim.bottleneck(block, options), stats, rows, text);
+        }
         if (a.instructionInfo()) {
             out.printf("%nInstruction Info:%n[1]: #uOps%n[2]: Latency%n[3]: RThroughput%n[4]: MayLoad%n"
                     + "[5]: MayStore%n[6]: HasSideEffects (U)%n%n");
@@ -175,6 +205,21 @@ final class McaCommand implements Callable<Integer> {
                         + cell(memory(insn, true) ? " *" : "") + cell(memory(insn, false) ? " *" : "")
                         + cell(sideEffects(insn) ? " U" : "") + text.get(i));
             }
+            out.println();
+        }
+        if (a.dispatchStats()) {
+            stats.printDispatchStalls(out);
+        }
+        if (a.schedulerStats()) {
+            stats.printScheduler(out, sim.params());
+        }
+        if (a.retireStats()) {
+            stats.printRetire(out, sim.params());
+        }
+        if (a.registerFileStats()) {
+            stats.printRegisterFile(out);
+        }
+        if (a.anyStats() && a.resourcePressure()) {
             out.println();
         }
         if (a.resourcePressure()) {
@@ -361,6 +406,10 @@ final class McaCommand implements Callable<Integer> {
                 }
             }
         }
+        if (a.dispatchStats()) {
+            com.fasterxml.jackson.databind.node.ObjectNode d = n.putObject("DispatchStatistics");
+            statistics(a, sim, run).dispatchStatisticsJson().forEach(d::put);
+        }
         if (a.timeline()) {
             com.fasterxml.jackson.databind.node.ArrayNode info = n.putObject("TimelineView").putArray("TimelineInfo");
             for (int[] row : dev.basalt.simulator.Timeline.rows(block, run.result(), sim.frontEnd(block, run.options()))) {
@@ -378,7 +427,7 @@ final class McaCommand implements Callable<Integer> {
         b.put("loop", dev.basalt.simulator.facts.RunModel.runsAsLoop(block, run.options()));
         Prediction p = estimator.predict(block, a.cpu());
         p.interval().ifPresent(iv -> b.putArray("interval").add(iv.low()).add(iv.high()));
-        b.put("run.bounds()", run.bounds().describe());
+        b.put("bounds", run.bounds().describe());
         b.put("bottleneck", sim.bottleneck(block, run.options()).describe());
         if (a.model() != null) {
             dev.basalt.core.ThroughputEstimator model = dev.basalt.core.Estimators.load(a.model());
@@ -428,7 +477,7 @@ final class McaCommand implements Callable<Integer> {
     }
 
     /** Basalt's port names as llvm-mca lists resources: "Divider", "Port0". */
-    private static String portName(String port) {
+    static String portName(String port) {
         return port.chars().allMatch(Character::isLetterOrDigit) && Character.isDigit(port.charAt(0))
                 ? "Port" + port : port;
     }

@@ -170,4 +170,95 @@ class AnalyzeCommandTest {
         json.get("results").get(0).get("loop_list").forEach(l -> withLoops.add(l.get("function").asText()));
         assertEquals(java.util.Set.of("each", "sum"), withLoops, r.out());
     }
+
+    /**
+     * A program hot on purpose (a dot product called 100,000 times, and a cold loop run once), profiled here with
+     * {@code perf record -e cpu-clock} (it needs no PMU): ranked by the profile, its hottest loop is the dot product's,
+     * in text, JSON and CSV, from the script's text and from perf.data itself.
+     */
+    @Test
+    void aProfileRanksTheLoopsByWhereTheProgramSpentItsTime(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(CliRun.onPath("gcc"), "gcc is not installed");
+        Assumptions.assumeTrue(CliRun.onPath("perf"), "perf is not installed (Debian: linux-perf)");
+        Path c = Files.writeString(dir.resolve("hot.c"), """
+                #include <stdlib.h>
+                __attribute__((noipa)) double dot(const double *a, const double *b, long n) {
+                    double s = 0;
+                    for (long i = 0; i < n; i++) s += a[i] * b[i];
+                    return s;
+                }
+                __attribute__((noipa)) long cold(long n) { long s = 0; for (long i = 0; i < n; i++) s ^= i * 7; return s; }
+                int main(int argc, char **argv) {
+                    long n = 4096;
+                    double *a = calloc(n, 8), *b = calloc(n, 8), t = cold(argc * 1000);
+                    for (int r = 0; r < 100000; r++) t += dot(a, b, n);
+                    return t > 1e300;
+                }
+                """);
+        Path hot = dir.resolve("hot");
+        run(dir, "gcc", "-O2", "-o", hot.toString(), c.toString());
+        Path data = dir.resolve("perf.data");
+        Process record = new ProcessBuilder("perf", "record", "-q", "-e", "cpu-clock", "-o", data.toString(),
+                hot.toString()).redirectErrorStream(true).start();
+        String log = new String(record.getInputStream().readAllBytes());
+        Assumptions.assumeTrue(record.waitFor(120, TimeUnit.SECONDS) && record.exitValue() == 0
+                && Files.size(data) > 0, "perf record cannot profile here (perf_event_paranoid, a container?): " + log);
+        Path text = dir.resolve("perf.txt");
+        Process script = new ProcessBuilder("perf", "script", "--show-mmap-events", "-i", data.toString())
+                .redirectOutput(text.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(script.waitFor(120, TimeUnit.SECONDS) && script.exitValue() == 0, "perf script failed");
+
+        CliRun json = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", text.toString(),
+                "--format", "json");
+        assertEquals(0, json.exit(), json.err());
+        JsonNode root = new ObjectMapper().readTree(json.out());
+        JsonNode profile = root.get("profile");
+        assertTrue(profile.get("in_file").asLong() > 100, json.out());
+        // with the mappings every sample of the program is placed, and nearly all in its blocks (not in padding)
+        assertEquals(0, profile.get("unmapped").asLong(), json.out());
+        assertTrue(profile.get("in_blocks").asLong() >= 0.99 * profile.get("in_file").asLong(), json.out());
+        JsonNode hottest = null;
+        for (JsonNode l : root.get("results").get(0).get("loop_list")) {
+            if (hottest == null || l.get("samples").asLong() > hottest.get("samples").asLong()) {
+                hottest = l;
+            }
+        }
+        assertEquals("dot", hottest.get("function").asText(), json.out());
+        assertTrue(hottest.get("share").asDouble() > 0.8, hottest.toString());
+        assertEquals(3.0, hottest.get("cycles_per_iteration").asDouble(), 0.1, "the addsd chain on Haswell");
+
+        // The text ranks by share: the dot product's loop first, with its share and its bottleneck.
+        for (Path p : List.of(text, data)) {
+            CliRun r = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", p.toString());
+            assertEquals(0, r.exit(), r.err());
+            List<String> lines = r.out().lines().toList();
+            int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("innermost loops by share of samples"))
+                    .findFirst().orElseThrow(() -> new AssertionError(r.out())));
+            String first = lines.get(at + 2);
+            assertTrue(first.contains(" dot ") && first.contains("latency") && first.contains("mulsd"), r.out());
+        }
+        // CSV: samples and share on every row; the block of the loop holds most of them.
+        CliRun csv = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", text.toString(),
+                "--format", "csv");
+        assertEquals(0, csv.exit(), csv.err());
+        assertTrue(csv.out().lines().findFirst().orElseThrow().endsWith(",samples,share"), csv.out());
+        assertTrue(csv.out().lines().anyMatch(l -> l.startsWith("innermost_loop,dot,")
+                && Double.parseDouble(l.split(",")[16]) > 0.8), csv.out());
+
+        // A profile of another program is refused by name, with what it does hold.
+        Assumptions.assumeTrue(dev.basalt.decoder.ElfCode.isElf(Path.of("/bin/ls")), "no /bin/ls here");
+        CliRun other = CliRun.of("analyze", "/bin/ls", "--model", "bounds", "--profile", text.toString());
+        assertEquals(2, other.exit(), other.err());
+        assertTrue(other.err().contains("--profile " + text + ": none of its") && other.err().contains(hot.toString()),
+                other.err());
+        CliRun notPerf = CliRun.of("analyze", hot.toString(), "--profile", c.toString());
+        assertEquals(2, notPerf.exit());
+        assertTrue(notPerf.err().contains("--profile " + c + ": no sample in it"), notPerf.err());
+    }
+
+    private static void run(Path dir, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String log = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + log);
+    }
 }

@@ -154,6 +154,14 @@ class BadInputTableTest {
         bad("analyze", "a CPU list with an unknown CPU", "--mcpu", "--mcpu", "haswell,nosuch", "/bin/true");
         bad("analyze", "unknown model", "--model", "--model", "nosuch", "/bin/true");
         bad("analyze", "unknown function", "--function", "--model", "bounds", "--function", "nosuch", "/bin/true");
+        bad("analyze", "profile: missing file", "--profile", "--model", "bounds", "--profile", "$DIR/missing",
+                "/bin/true");
+        bad("analyze", "profile: binary file", "--profile", "--model", "bounds", "--profile", "$DIR/random.bin",
+                "/bin/true");
+        bad("analyze", "profile: not perf script's text", "--profile", "--model", "bounds", "--profile",
+                "$DIR/bad.hex", "/bin/true");
+        bad("analyze", "profile: assembly analyzed", "--profile", "--model", "bounds", "--profile", "$DIR/bad.hex",
+                "$DIR/latin1.s");
         // params import (every case fails before llvm-mca runs)
         bad("params import", "malformed rows", "--blocks", "--mcpu", "haswell", "--blocks", "$DIR/bad.hex",
                 "--out", "$DIR/t.json");

@@ -32,23 +32,6 @@ class McaCommandTest {
             "# LLVM-MCA-END", "");
     private static final String PLAIN = "\tmovl\t(%rdi), %eax\n\taddl\t%eax, %edx\n\tlock addq $1, (%rsi)\n";
 
-    /** The lines that open llvm-mca's sections and regions, in order. */
-    private static List<String> sections(String output) {
-        List<String> out = new ArrayList<>();
-        for (String line : output.split("\n")) {
-            if (line.matches("\\[\\d+\\] Code Region.*") || line.matches("(Iterations|Instructions|Total Cycles|"
-                    + "Total uOps|Dispatch Width|uOps Per Cycle|IPC|Block RThroughput):.*")
-                    || line.equals("Instruction Info:") || line.equals("Resources:")
-                    || line.startsWith("Resource pressure per iteration:")
-                    || line.startsWith("Resource pressure by instruction:") || line.equals("Timeline view:")
-                    || line.startsWith("Average Wait times")
-                    || line.startsWith("[1]    [2]    [3]    [4]    [5]    [6]    Instructions:")) {
-                out.add(line.replaceAll(":.*", ":"));
-            }
-        }
-        return out;
-    }
-
     private static String llvmMca(Path input, String... options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("llvm-mca-19"));
         cmd.addAll(List.of(options));
@@ -68,7 +51,11 @@ class McaCommandTest {
         String[][] optionSets = {{"-mcpu=skylake"}, {"-mcpu=haswell", "-iterations=300"},
             {"--mcpu", "ivybridge", "-resource-pressure=false"}, {"-mcpu=skylake", "-instruction-info=0"},
             {"-mtriple=x86_64-unknown-linux-gnu", "-mcpu=skylake", "-summary-view=false"},
-            {"-mcpu=skylake", "-timeline", "-timeline-max-iterations=3", "-resource-pressure=false"}};
+            {"-mcpu=skylake", "-timeline", "-timeline-max-iterations=3", "-resource-pressure=false"},
+            {"-mcpu=skylake", "-all-stats"}, {"-mcpu=haswell", "-bottleneck-analysis"}, {"-mcpu=skylake", "-all-views"},
+            {"-mcpu=haswell", "-dispatch-stats", "-register-file-stats", "-resource-pressure=false"},
+            {"-mcpu=ivybridge", "-scheduler-stats", "-retire-stats", "-instruction-info=false"},
+            {"-mcpu=skylake", "-all-views", "-timeline=false", "-summary-view=false"}};
         for (Path input : List.of(regions, plain)) {
             for (String[] options : optionSets) {
                 String expected = llvmMca(input, options);
@@ -77,7 +64,7 @@ class McaCommandTest {
                 args.add(input.toString());
                 CliRun run = CliRun.of(args.toArray(String[]::new));
                 assertEquals(0, run.exit(), run.err());
-                assertEquals(sections(expected), sections(run.out()), String.join(" ", options) + " on " + input);
+                assertEquals(McaSections.of(expected), McaSections.of(run.out()), String.join(" ", options) + " on " + input);
                 // One instruction-info row per instruction of each region, as llvm-mca prints.
                 assertEquals(expected.lines().filter(l -> l.matches(" \\d+ .*")).count(),
                         run.out().lines().filter(l -> l.matches(" \\d+ .*")).count(), run.out());
@@ -109,7 +96,7 @@ class McaCommandTest {
     @Test
     void optionsItDoesNotServeAreRefusedByName(@TempDir Path dir) throws Exception {
         Path plain = Files.writeString(dir.resolve("plain.s"), PLAIN);
-        String[][] refused = {{"-all-stats", "-all-stats"}, {"-bottleneck-analysis", "-bottleneck-analysis"},
+        String[][] refused = {{"-show-encoding", "-show-encoding"}, {"-lqueue=10", "-lqueue"},
             {"-mattr=+avx2", "-mattr"},
             {"-frobnicate", "unknown option '-frobnicate'"}, {"-mcpu=cortex-a53", "-mcpu=cortex-a53"},
             {"-mtriple=aarch64-linux-gnu", "x86-64 only"}, {"-iterations=ten", "-iterations=ten"}};
@@ -137,7 +124,7 @@ class McaCommandTest {
     void jsonHasLlvmMcasStructure(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(CliRun.onPath("llvm-mca-19"), "llvm-mca-19 is not installed (apt-get install llvm-19)");
         Path regions = Files.writeString(dir.resolve("regions.s"), REGIONS);
-        String[] options = {"-mcpu=skylake", "-json", "-timeline", "-iterations=10"};
+        String[] options = {"-mcpu=skylake", "-json", "-timeline", "-iterations=10", "-all-stats"};
         com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         com.fasterxml.jackson.databind.JsonNode expected = mapper.readTree(llvmMca(regions, options));
         List<String> args = new ArrayList<>(List.of("mca"));
@@ -164,6 +151,48 @@ class McaCommandTest {
             assertEquals(timeline, keys(g.get("TimelineView").get("TimelineInfo").get(0)));
         }
         assertEquals(keys(expected.get("TargetInfo")), keys(got.get("TargetInfo")));
+    }
+
+    /**
+     * The statistics count a run of every iteration: the dispatch histogram's cycles add up to the run's cycles,
+     * close to the summary's total (a run that finds its steady state extrapolates it); the retire histogram's
+     * instructions to the iterations' instructions; the stall and queue figures stay within the machine's sizes.
+     */
+    @Test
+    void statisticsCountEveryIteration(@TempDir Path dir) throws Exception {
+        Path regions = Files.writeString(dir.resolve("regions.s"), REGIONS);
+        CliRun run = CliRun.of("mca", "-mcpu=skylake", "-iterations=200", "-all-stats", "-bottleneck-analysis",
+                regions.toString());
+        assertEquals(0, run.exit(), run.err());
+        String chain = run.out().substring(run.out().indexOf("[1] Code Region - chain"));
+        long total = Long.parseLong(chain.replaceAll("(?s).*Total Cycles:\\s+(\\d+).*", "$1"));
+        long cycles = 0;
+        String dispatch = chain.substring(chain.indexOf("Dispatch Logic"), chain.indexOf("Schedulers - "));
+        for (String line : dispatch.lines().filter(l -> l.matches(" \\d+,\\s+\\d+.*")).toList()) {
+            cycles += Long.parseLong(line.trim().split("[,\\s]+")[1]);
+        }
+        assertTrue(Math.abs(cycles - total) <= 0.02 * total + 2, cycles + " cycles counted, summary " + total);
+        String retire = chain.substring(chain.indexOf("Retire Control Unit"), chain.indexOf("Total ROB Entries"));
+        long instructions = 0;
+        for (String line : retire.lines().filter(l -> l.matches(" \\d+,\\s+\\d+.*")).toList()) {
+            String[] f = line.trim().split("[,\\s]+");
+            instructions += Long.parseLong(f[0]) * Long.parseLong(f[1]);
+        }
+        assertEquals(2 * 200, instructions, retire);
+        // imul then add through rax: a chain of 4 cycles an iteration, which fills the scheduler, then the
+        // reorder buffer (224 entries on Skylake); the bottleneck view names the register chain.
+        assertTrue(chain.contains("- Register Dependencies [ ") && chain.contains("## REGISTER dependency:  rax"),
+                chain);
+        assertTrue(chain.contains("Total number of mappings created:    800"), "two registers and the flags: "
+                + chain);
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(
+                CliRun.of("mca", "-mcpu=skylake", "-json", "-dispatch-stats", regions.toString()).out());
+        assertEquals(java.util.Set.of("GROUP", "LQ", "RAT", "RCU", "SCHEDQ", "SQ", "USH"),
+                keys(json.get("CodeRegions").get(1).get("DispatchStatistics")));
+        CliRun big = CliRun.of("mca", "-all-stats", "-iterations=100000", Files.writeString(dir.resolve("big.s"),
+                "addq %rax, %rbx\n".repeat(30)).toString());
+        assertEquals(2, big.exit(), big.out());
+        assertTrue(big.err().contains("-iterations=100000"), big.err());
     }
 
     @Test

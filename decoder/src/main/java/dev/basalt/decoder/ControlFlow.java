@@ -21,6 +21,13 @@ public final class ControlFlow {
     /** Largest block, in instructions: longer straight-line code is cut (a model's cost grows with the block). */
     public static final int MAX_BLOCK_INSTRUCTIONS = 1000;
 
+    /**
+     * The most blocks a back edge may span to be analyzed as a loop: a range of thousands of blocks (a generated
+     * recognizer's dispatch loop in gcc's cc1) is no loop whose cycles per iteration say anything, and finding its
+     * body costs time that grows with the range for each such edge.
+     */
+    static final int MAX_LOOP_BLOCKS = 4096;
+
     private static final Set<String> ENDS_BLOCK = Set.of("COND_BR", "UNCOND_BR", "CALL", "RET", "SYSCALL",
             "INTERRUPT", "SYSTEM");
 
@@ -101,8 +108,12 @@ public final class ControlFlow {
         }
         // Direct call targets start functions: a back edge never spans one (what keeps a stripped .text, analyzed
         // whole, from looking like one loop around everything).
-        TreeSet<Long> entries = new TreeSet<>(functionStarts);
-        for (long start : functionStarts) {
+        // Only the starts inside this code matter: a navigable set (ElfCode's) gives them without a pass over all
+        // of a large program's starts for each of its functions.
+        java.util.Collection<Long> inside = functionStarts instanceof java.util.NavigableSet<Long> sorted
+                ? sorted.subSet(address, true, address + code.length, false) : functionStarts;
+        TreeSet<Long> entries = new TreeSet<>(inside);
+        for (long start : inside) {
             if (start > address && start - address < code.length) {
                 leaders.add((int) (start - address));
             }
@@ -154,15 +165,20 @@ public final class ControlFlow {
             }
         }
         List<Loop> loops = new ArrayList<>();
+        long[] addresses = new long[blocks.size()];
+        for (int b = 0; b < blocks.size(); b++) {
+            addresses[b] = blocks.get(b).address();
+        }
         for (int b = 0; b < blocks.size(); b++) {
             Block latch = blocks.get(b);
             if (latch.target() >= address && latch.target() <= latch.address()) {
-                int first = b;
-                while (first > 0 && blocks.get(first).address() > latch.target()) {
-                    first--;
-                }
+                // the block at the target, or the last one before it (blocks are in address order): a binary
+                // search, not a walk back, which made one huge function quadratic
+                int found = java.util.Arrays.binarySearch(addresses, 0, b + 1, latch.target());
+                int first = found >= 0 ? found : Math.max(0, -found - 2);
                 Long entry = entries.higher(latch.target());
-                if (blocks.get(first).address() == latch.target() && (entry == null || entry > latch.address())) {
+                if (blocks.get(first).address() == latch.target() && (entry == null || entry > latch.address())
+                        && b - first < MAX_LOOP_BLOCKS) {
                     List<Block> body = body(blocks, fallsThrough, first, b);
                     // a back edge the header does not reach again (a jump into code before it) is no loop
                     if (!body.isEmpty() && body.get(0) == blocks.get(first) && body.get(body.size() - 1) == latch) {
@@ -220,14 +236,25 @@ public final class ControlFlow {
                 }
             }
         }
+        // Those that reach the latch: a walk back along the edges reversed (linear, where repeating forward passes
+        // until nothing changed was quadratic on long ranges).
+        List<List<Integer>> previous = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            previous.add(new ArrayList<>(2));
+        }
+        for (int k = 0; k < n; k++) {
+            for (int s : next.get(k)) {
+                previous.get(s).add(k);
+            }
+        }
         boolean[] reaches = new boolean[n];
         reaches[n - 1] = true;
-        for (boolean changed = true; changed; ) {
-            changed = false;
-            for (int k = n - 2; k >= 0; k--) {
-                if (!reaches[k] && next.get(k).stream().anyMatch(s -> reaches[s])) {
-                    reaches[k] = true;
-                    changed = true;
+        work.push(n - 1);
+        while (!work.isEmpty()) {
+            for (int p : previous.get(work.pop())) {
+                if (!reaches[p]) {
+                    reaches[p] = true;
+                    work.push(p);
                 }
             }
         }

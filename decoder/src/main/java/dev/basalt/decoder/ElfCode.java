@@ -27,6 +27,19 @@ public final class ElfCode {
     }
 
     /**
+     * Where an executable section lies in the file and in the program's addresses: a profile of the running program
+     * names a sample by its offset in the mapped file, which this turns into the address the analysis uses.
+     */
+    public record Placement(long offset, long address, long size) {
+
+        /** The address of file offset {@code at} when it lies in this section. */
+        public java.util.OptionalLong addressOf(long at) {
+            return at >= offset && at - offset < size ? java.util.OptionalLong.of(address + (at - offset))
+                    : java.util.OptionalLong.empty();
+        }
+    }
+
+    /**
      * One function: its symbol's name, address and bytes. For a stripped file (no {@code .symtab}) each executable
      * section is one "function" named after the section.
      */
@@ -38,16 +51,21 @@ public final class ElfCode {
      * addresses where its dynamic symbol table says functions start (exported ones).
      */
     public record Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts,
-                            List<Function> exported) {
+                            List<Function> exported, Boundaries boundaries, List<Placement> placements) {
 
         public Functions {
+            placements = List.copyOf(placements);
             functions = List.copyOf(functions);
-            knownStarts = java.util.Set.copyOf(knownStarts);
-            exported = List.copyOf(exported);
+            knownStarts = java.util.Collections.unmodifiableNavigableSet(new java.util.TreeSet<>(knownStarts));
+            List<Function> byAddress = new ArrayList<>(exported);
+            byAddress.sort(java.util.Comparator.comparingLong(Function::address));
+            exported = List.copyOf(byAddress);
+            java.util.Objects.requireNonNull(boundaries, "boundaries");
         }
 
         public Functions(List<Function> functions, boolean stripped, java.util.Set<Long> knownStarts) {
-            this(functions, stripped, knownStarts, List.of());
+            this(functions, stripped, knownStarts, List.of(), stripped ? Boundaries.SECTIONS : Boundaries.SYMBOLS,
+                    List.of());
         }
 
         /**
@@ -55,7 +73,22 @@ public final class ElfCode {
          * ({@code crc32+0x1a}), or empty when none holds it.
          */
         public java.util.Optional<String> exportedName(long address) {
-            for (Function f : exported) {
+            // the last exported function starting at or before the address (exported is in address order): a
+            // binary search, asked once per block of a program of hundreds of thousands
+            int lo = 0;
+            int hi = exported.size() - 1;
+            int found = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (exported.get(mid).address() <= address) {
+                    found = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            for (int k = found; k >= 0 && k > found - 8; k--) { // a few back: sizes may overlap (aliases)
+                Function f = exported.get(k);
                 if (address >= f.address() && address < f.address() + f.bytes().length) {
                     return java.util.Optional.of(address == f.address() ? f.name()
                             : f.name() + "+0x" + Long.toHexString(address - f.address()));
@@ -64,6 +97,19 @@ public final class ElfCode {
             return java.util.Optional.empty();
         }
     }
+
+    /** Where a file's function boundaries came from. */
+    public enum Boundaries {
+        /** The symbol table's sized functions (with the unwind table's for code no symbol covers). */
+        SYMBOLS,
+        /** The unwind table's FDEs ({@link UnwindTable}): a stripped file built with unwind information. */
+        UNWIND_TABLE,
+        /** None known: each executable section whole. */
+        SECTIONS
+    }
+
+    /** The x86-64 ABI's section type for unwind tables, which some linkers give {@code .eh_frame}. */
+    private static final int SHT_X86_64_UNWIND = 0x70000001;
 
     /** ELF's machine number of x86-64. */
     private static final int EM_X86_64 = 62;
@@ -95,7 +141,7 @@ public final class ElfCode {
         return out;
     }
 
-    private record Indexed(int index, Section section) {
+    private record Indexed(int index, Section section, long offset) {
     }
 
     /**
@@ -129,18 +175,94 @@ public final class ElfCode {
             throw new IOException(file + ": malformed symbol table (" + e.getMessage() + ")", e);
         }
         List<Function> named = symtab == null ? List.of() : named(symtab, sections, file);
+        List<UnwindTable.Range> unwind = unwindRanges(elf, file);
+        List<Placement> placed = sections.stream()
+                .map(s -> new Placement(s.offset, s.section.address(), s.section.bytes().length)).toList();
         if (named.isEmpty()) {
-            // Stripped: the sections whole; a shared library's exported functions still mark where functions start.
+            // Stripped: the unwind table's functions, else the sections whole; a shared library's exported functions
+            // still name and mark where functions start.
             java.util.Set<Long> starts = new java.util.HashSet<>();
             List<Function> exported = dynsym == null ? List.of() : named(dynsym, sections, file);
             exported.forEach(f -> starts.add(f.address()));
+            List<Function> fromUnwind = fromUnwind(unwind, sections, List.of(), exported);
+            if (!fromUnwind.isEmpty()) {
+                fromUnwind.forEach(f -> starts.add(f.address()));
+                return new Functions(fromUnwind, true, starts, exported, Boundaries.UNWIND_TABLE, placed);
+            }
             List<Function> whole = new ArrayList<>();
             for (Indexed s : sections) {
                 whole.add(new Function(s.section.name(), s.section.address(), s.section.bytes()));
             }
-            return new Functions(whole, true, starts, exported);
+            return new Functions(whole, true, starts, exported, Boundaries.SECTIONS, placed);
         }
-        return new Functions(named, false, java.util.Set.of());
+        // A partial symbol table: the unwind table's functions where no symbol covers their start.
+        List<Function> all = new ArrayList<>(named);
+        all.addAll(fromUnwind(unwind, sections, named, List.of()));
+        all.sort(java.util.Comparator.comparingLong(Function::address));
+        return new Functions(all, false, java.util.Set.of(), List.of(), Boundaries.SYMBOLS, placed);
+    }
+
+    /**
+     * The FDE ranges of the file's {@code .eh_frame} (none when it has none, or is a relocatable object, whose FDEs
+     * point at their code only through relocations).
+     */
+    private static List<UnwindTable.Range> unwindRanges(ElfFile elf, Path file) throws IOException {
+        if (elf.e_type == 1) { // ET_REL
+            return List.of();
+        }
+        byte[] data = null;
+        long address = 0;
+        long got = 0;
+        try {
+            for (int k = 0; k < Short.toUnsignedInt(elf.e_shnum); k++) {
+                ElfSection s = elf.getSection(k);
+                String name = s.header.getName();
+                // lld and some linkers type it SHT_X86_64_UNWIND (libLLVM-19), GNU ld SHT_PROGBITS
+                if (".eh_frame".equals(name) && (s.header.sh_type == ElfSectionHeader.SHT_PROGBITS
+                        || s.header.sh_type == SHT_X86_64_UNWIND)) {
+                    data = s.getData();
+                    address = s.header.sh_addr;
+                } else if (".got".equals(name)) {
+                    got = s.header.sh_addr;
+                }
+            }
+        } catch (RuntimeException e) {
+            throw new IOException(file + ": malformed ELF section table (" + e.getMessage() + ")", e);
+        }
+        return data == null ? List.of() : UnwindTable.ranges(data, address, got, file.toString());
+    }
+
+    /**
+     * Functions for the unwind table's ranges that lie in an executable section and start inside no function of
+     * {@code covered}: named by an exported function starting there, else {@code fun_<address>}; in address order,
+     * an overlapping range after the first dropped.
+     */
+    private static List<Function> fromUnwind(List<UnwindTable.Range> ranges, List<Indexed> sections,
+                                             List<Function> covered, List<Function> exported) {
+        java.util.Map<Long, String> names = new java.util.HashMap<>();
+        exported.forEach(f -> names.putIfAbsent(f.address(), f.name()));
+        java.util.TreeMap<Long, Long> taken = new java.util.TreeMap<>();
+        covered.forEach(f -> taken.put(f.address(), f.address() + f.bytes().length));
+        List<UnwindTable.Range> sorted = new ArrayList<>(ranges);
+        sorted.sort(java.util.Comparator.comparingLong(UnwindTable.Range::start));
+        List<Function> out = new ArrayList<>();
+        for (UnwindTable.Range r : sorted) {
+            java.util.Map.Entry<Long, Long> before = taken.floorEntry(r.start());
+            if (before != null && r.start() < before.getValue()) {
+                continue;
+            }
+            for (Indexed s : sections) {
+                long offset = r.start() - s.section.address();
+                if (offset >= 0 && offset < s.section.bytes().length) {
+                    long end = Math.min(s.section.bytes().length, offset + r.size());
+                    out.add(new Function(names.getOrDefault(r.start(), "fun_" + Long.toHexString(r.start())),
+                            r.start(), java.util.Arrays.copyOfRange(s.section.bytes(), (int) offset, (int) end)));
+                    taken.put(r.start(), r.start() + (end - offset));
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     /** The sized STT_FUNC symbols of a table that lie in the executable sections, by section then address. */
@@ -296,7 +418,7 @@ public final class ElfCode {
                         throw new IOException(file + ": section " + h.getName() + " of " + h.sh_size + " bytes at "
                                 + h.sh_offset + " lies outside the file (" + size + " bytes)");
                     }
-                    out.add(new Indexed(k, new Section(h.getName(), h.sh_addr, s.getData())));
+                    out.add(new Indexed(k, new Section(h.getName(), h.sh_addr, s.getData()), h.sh_offset));
                 }
             }
         } catch (RuntimeException e) { // ElfException included

@@ -66,4 +66,33 @@ class ControlFlowTest {
                 """);
         assertFalse(none.loops().stream().anyMatch(l -> l.header() == 0), none.loops().toString());
     }
+    /**
+     * A stripped program (Debian's gzip) analyzed function by function from its unwind table: a function's entry is a
+     * loop header only when a branch of the function goes back to it. Analyzed section-wide, gzip's top "innermost
+     * loop" was a function's prologue ({@code push r14; push r13; ...}), reached by a branch of the code before it.
+     */
+    @Test
+    void aStrippedProgramsFunctionEntriesAreLoopHeadersOnlyByTheirOwnBackEdges() throws Exception {
+        java.nio.file.Path gzip = java.nio.file.Path.of("/usr/bin/gzip");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(gzip), "no /usr/bin/gzip");
+        ElfCode.Functions found = ElfCode.functions(gzip);
+        org.junit.jupiter.api.Assumptions.assumeTrue(found.boundaries() == ElfCode.Boundaries.UNWIND_TABLE,
+                "/usr/bin/gzip here is not stripped with an unwind table");
+        int loops = 0;
+        for (ElfCode.Function f : found.functions()) {
+            ControlFlow flow = ControlFlow.of(f.bytes(), f.address(), found.knownStarts());
+            for (ControlFlow.Loop l : flow.loops()) {
+                loops++;
+                assertTrue(l.header() >= f.address() && l.latch() < f.address() + f.bytes().length,
+                        "loop outside its function " + f.name() + ": " + l);
+                if (l.header() == f.address()) {
+                    // its latch branches back to the entry, within the function
+                    ControlFlow.Block latch = l.blocks().stream().filter(b -> b.address() == l.latch()).findFirst()
+                            .orElseThrow();
+                    assertEquals(f.address(), latch.target(), f.name() + ": " + l);
+                }
+            }
+        }
+        assertTrue(loops > 100, loops + " loops");
+    }
 }

@@ -288,6 +288,21 @@ public final class Simulator implements RunModel {
         context.checkRunLength(now, total, block);
     }
 
+    /**
+     * Simulates {@code block} on the second machine for exactly the options' iterations, every one of them, keeping
+     * every instance's stage cycles in the result's timeline ({@link Timeline#rows}): what the statistics of
+     * {@code basalt mca} count. Slower than {@link #run} (no stop at a steady state); its cycles per iteration are the
+     * run's total over its iterations.
+     *
+     * @throws IllegalArgumentException for first-generation options, which keep no timeline
+     */
+    public Result trace(BasicBlock block, Options options) {
+        if (!options.secondGeneration()) {
+            throw new IllegalArgumentException("only the second-generation machine keeps a timeline");
+        }
+        return new Pipeline(context, block, options, false, scratch.get(), true).run();
+    }
+
     /** Simulates {@code block}: the cycle loop of the class description over one {@code Run}. */
     public Result run(BasicBlock block, Options options) {
         if (options.secondGeneration()) {

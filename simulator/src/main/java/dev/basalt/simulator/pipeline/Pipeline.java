@@ -163,6 +163,7 @@ public final class Pipeline extends BlockFacts {
     private final RetireStage retirement;
     final SteadyState.Detector steadyState; // periods of up to 32 iterations agreeing over 24 and three periods
     final int timelineSize;
+    final boolean traced; // every iteration run and kept in the timeline (llvm-mca's statistics)
     long period = -1;
     int periodIterations;
     long finalCycles = -1;
@@ -176,13 +177,23 @@ public final class Pipeline extends BlockFacts {
      *                     the run measures what the front end alone delivers (its bound, {@link Bottleneck})
      */
     public Pipeline(CpuContext context, BasicBlock block, RunModel.Options options, boolean idealBackEnd, Scratch scratch) {
+        this(context, block, options, idealBackEnd, scratch, false);
+    }
+
+    /**
+     * A pipeline that is {@code traced} runs exactly the options' iterations, every one (no stop at a steady state),
+     * and keeps every instance's stage cycles in its timeline: what llvm-mca's statistics views count.
+     */
+    public Pipeline(CpuContext context, BasicBlock block, RunModel.Options options, boolean idealBackEnd, Scratch scratch,
+                    boolean traced) {
         super(context, block, options);
         this.idealBackEnd = idealBackEnd;
+        this.traced = traced;
         this.params = context.params();
         // Only a machine whose fetch slides over the code (Golden Cove: periods up to 32 iterations, a 512-entry
         // reorder buffer) runs longer; the older machines' runs, and every prediction of theirs, stay as they were.
-        this.iterations = core.slidingFetch() ? runIterations(options.iterations(), issueSlots, params.robSize())
-                : options.iterations();
+        this.iterations = core.slidingFetch() && !traced
+                ? runIterations(options.iterations(), issueSlots, params.robSize()) : options.iterations();
         this.total = n * iterations;
         this.portCount = params.ports().size();
         this.loadGroup = context.ports().groupOf(core.loadPorts());
@@ -261,7 +272,7 @@ public final class Pipeline extends BlockFacts {
         this.taken = new long[portCount];
         this.iterationRetired = new long[iterations];
         this.iterationSignature = new long[iterations];
-        this.timelineSize = Math.min(total, 64);
+        this.timelineSize = traced ? total : Math.min(total, 64);
         this.timeline = new int[timelineSize * TIMELINE_FIELDS];
         this.steadyState = new SteadyState.Detector(iterations, 32, 24);
         this.simulatedIterations = iterations;

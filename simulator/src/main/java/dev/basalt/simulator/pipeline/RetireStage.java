@@ -56,6 +56,9 @@ final class RetireStage {
         pl.iterationRetired[k] = pl.now;
         pl.iterationSignature[k] = pl.retireSignature;
         pl.retireSignature = 0;
+        if (pl.traced) {
+            return false; // a traced run counts every iteration
+        }
         // The front end's windows give periods of up to 16 iterations, port binding longer ones; 24 iterations, and
         // three periods, that each repeat the one a period before, in retire time and in how long each instance waited
         // to retire, are a steady state. Retire times alone can repeat while one bottleneck takes over from another (a
