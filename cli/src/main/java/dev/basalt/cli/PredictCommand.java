@@ -369,7 +369,7 @@ final class PredictCommand implements Callable<Integer> {
             }
         }
         if (format.equals("json")) {
-            out.println(json.toPrettyString());
+            out.println(dev.basalt.core.ReportJson.pretty(json));
         }
         if (failed) { // one line on stderr whatever the format, naming the first block that failed
             err.println("basalt predict: " + failedInputs + " of " + inputs.size() + " blocks did not decode or could "

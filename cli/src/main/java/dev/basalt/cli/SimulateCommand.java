@@ -184,7 +184,7 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         if (format.equals("json")) {
-            out.println(json.toPrettyString());
+            out.println(dev.basalt.core.ReportJson.pretty(json));
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
