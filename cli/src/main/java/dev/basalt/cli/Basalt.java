@@ -59,6 +59,15 @@ public final class Basalt {
         return run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     }
 
+    /** The command line as {@code basalt} runs it: its commands, options and help (the manual pages are made of it). */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Basalt());
+        cl.getCommandSpec().usageMessage().footer(footer());
+        // basalt mca reads llvm-mca's command line itself (McaArguments): picocli passes it through whole.
+        cl.getSubcommands().get("mca").setUnmatchedOptionsArePositionalParams(true);
+        return cl;
+    }
+
     /** Runs the command line with the given output streams and returns its exit code (for tests, embedding). */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         if (java.util.Arrays.asList(args).contains("--verbose")) {
@@ -66,12 +75,9 @@ public final class Basalt {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
             System.setProperty("org.slf4j.simpleLogger.log.ai.djl", "info");
         }
-        CommandLine cl = new CommandLine(new Basalt());
-        cl.getCommandSpec().usageMessage().footer(footer());
+        CommandLine cl = commandLine();
         cl.setOut(out);
         cl.setErr(err);
-        // basalt mca reads llvm-mca's command line itself (McaArguments): picocli passes it through whole.
-        cl.getSubcommands().get("mca").setUnmatchedOptionsArePositionalParams(true);
         cl.registerConverter(Microarchitecture.class, name -> {
             // Options that take a list split at commas before converting; a comma here is a list given to a
             // one-CPU option.
