@@ -33,7 +33,8 @@ import java.util.function.BiFunction;
  */
 @Command(name = "analyze", mixinStandardHelpOptions = true,
         description = {"Find the basic blocks and loops of an x86-64 ELF file (executable, shared library or object"
-                + " file) and predict each block's cycles per iteration, loops first, then blocks by cost.",
+                + " file), or of assembly text (a .s file or an objdump -d listing), and predict each block's cycles"
+                + " per iteration, loops first, then blocks by cost.",
                 "Functions come from the symbol table, else from the unwind table (.eh_frame); a file with neither is"
                         + " analyzed section by section. With --profile, loops and blocks are ranked by their share of"
                         + " a perf profile's samples."})
@@ -42,7 +43,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "An x86-64 ELF file.")
+    @Parameters(index = "0", paramLabel = "FILE", description = "An x86-64 ELF file, or assembly text (Intel or "
+            + "AT&T syntax; an objdump -d listing).")
     Path file;
 
     @Option(names = "--function", paramLabel = "NAME", description = "Only this function (default: every function"

@@ -378,7 +378,7 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
      */
     static final class Json extends AnalyzeOutput {
 
-        private final ObjectMapper mapper = new ObjectMapper();
+        private final ObjectMapper mapper = dev.basalt.core.ReportJson.mapper();
         private final List<Path> loopFiles = new ArrayList<>();
         private final List<Path> blockFiles = new ArrayList<>();
         private final List<BufferedWriter> loopWriters = new ArrayList<>();

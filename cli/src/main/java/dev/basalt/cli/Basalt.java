@@ -59,6 +59,15 @@ public final class Basalt {
         return run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     }
 
+    /** The command line as {@code basalt} runs it: its commands, options and help (the manual pages are made of it). */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Basalt());
+        cl.getCommandSpec().usageMessage().footer(footer());
+        // basalt mca reads llvm-mca's command line itself (McaArguments): picocli passes it through whole.
+        cl.getSubcommands().get("mca").setUnmatchedOptionsArePositionalParams(true);
+        return cl;
+    }
+
     /** Runs the command line with the given output streams and returns its exit code (for tests, embedding). */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         if (java.util.Arrays.asList(args).contains("--verbose")) {
@@ -66,12 +75,9 @@ public final class Basalt {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
             System.setProperty("org.slf4j.simpleLogger.log.ai.djl", "info");
         }
-        CommandLine cl = new CommandLine(new Basalt());
-        cl.getCommandSpec().usageMessage().footer(footer());
+        CommandLine cl = commandLine();
         cl.setOut(out);
         cl.setErr(err);
-        // basalt mca reads llvm-mca's command line itself (McaArguments): picocli passes it through whole.
-        cl.getSubcommands().get("mca").setUnmatchedOptionsArePositionalParams(true);
         cl.registerConverter(Microarchitecture.class, name -> {
             // Options that take a list split at commas before converting; a comma here is a list given to a
             // one-CPU option.
@@ -107,7 +113,42 @@ public final class Basalt {
             }
             return user ? EXIT_BAD_INPUT : EXIT_ERROR;
         });
+        if (args.length > 0 && !args[0].startsWith("-") && !cl.getSubcommands().containsKey(args[0])) {
+            // An unknown command is a usage error, with the nearest ones (picocli would print the general help and
+            // exit 0 when --help follows it)
+            List<String> near = cl.getSubcommands().keySet().stream().filter(c -> typo(args[0], c)).sorted().toList();
+            err.println("basalt: unknown command '" + args[0] + "'" + (near.isEmpty() ? ""
+                    : "; did you mean " + String.join(" or ", near.subList(0, Math.min(3, near.size()))) + "?"));
+            err.println("(basalt --help lists the commands)");
+            err.flush();
+            return EXIT_BAD_INPUT;
+        }
         return cl.execute(args);
+    }
+
+    /**
+     * Whether {@code typed} is {@code command} mistyped: at most two edits (a letter left out, added, changed, or two
+     * swapped) for a word of four letters or more, one for a shorter one.
+     */
+    static boolean typo(String typed, String command) {
+        int n = typed.length();
+        int m = command.length();
+        int[][] d = new int[n + 1][m + 1];
+        for (int i = 0; i <= n; i++) {
+            for (int j = 0; j <= m; j++) {
+                if (i == 0 || j == 0) {
+                    d[i][j] = i + j;
+                    continue;
+                }
+                int change = typed.charAt(i - 1) == command.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + change);
+                if (i > 1 && j > 1 && typed.charAt(i - 1) == command.charAt(j - 2)
+                        && typed.charAt(i - 2) == command.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[n][m] <= (Math.min(n, m) >= 4 ? 2 : 1);
     }
 
     private static String describe(Throwable e) {

@@ -198,9 +198,29 @@ final class BlockInput {
         try {
             return Assembly.parse(text, syntax);
         } catch (AssemblyException e) {
-            throw new BadInputException(where + ", " + syntax.name().replace("ATT", "AT&T").replace("INTEL", "Intel")
-                    + " syntax: " + e.getMessage() + (e.getMessage().contains("\uFFFD") ? " (\uFFFD stands for a "
-                    + "byte that is not UTF-8: the file is in another encoding)" : ""));
+            throw new BadInputException(where + ", " + name(syntax) + " syntax: " + e.getMessage()
+                    + (e.getMessage().contains("\uFFFD") ? " (\uFFFD stands for a byte that is not UTF-8: the file is in "
+                    + "another encoding)" : "") + otherSyntax(text, syntax, format));
         }
+    }
+
+    private static String name(Assembly.Syntax syntax) {
+        return syntax == Assembly.Syntax.ATT ? "AT&T" : "Intel";
+    }
+
+    /**
+     * When text that fails in one syntax reads whole in the other, says so: a user who gave {@code --input-format
+     * intel} to AT&T text (or whose Intel text has a {@code $} that made it look like AT&T) is told which to give.
+     */
+    private static String otherSyntax(String text, Assembly.Syntax failed, String format) {
+        Assembly.Syntax other = failed == Assembly.Syntax.ATT ? Assembly.Syntax.INTEL : Assembly.Syntax.ATT;
+        try {
+            Assembly.parse(text, other);
+        } catch (AssemblyException e) {
+            return "";
+        }
+        return " (this looks like " + name(other) + " syntax: give --input-format "
+                + other.name().toLowerCase(java.util.Locale.ROOT) + (format.equals("auto") ? "" : " or leave it out")
+                + ")";
     }
 }

@@ -108,7 +108,7 @@ final class DecodeCommand implements Callable<Integer> {
             }
         }
         if (asJson) {
-            out.println(array.toPrettyString());
+            out.println(dev.basalt.core.ReportJson.pretty(array));
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;

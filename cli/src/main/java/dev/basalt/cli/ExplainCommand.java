@@ -192,6 +192,6 @@ final class ExplainCommand implements Callable<Integer> {
                 out.put("model_version", version);
             }
         });
-        return out.toPrettyString();
+        return dev.basalt.core.ReportJson.pretty(out);
     }
 }

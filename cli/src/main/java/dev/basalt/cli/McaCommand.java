@@ -103,7 +103,7 @@ final class McaCommand implements Callable<Integer> {
             target.put("CPUName", a.cpu().llvmName());
             com.fasterxml.jackson.databind.node.ArrayNode resources = target.putArray("Resources");
             sim.params().ports().forEach(port -> resources.add(portName(port)));
-            out.println(mapper.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+            out.println(dev.basalt.core.ReportJson.pretty(root));
         }
         boolean named = regions.size() > 1 || !regions.get(0).region().isEmpty();
         for (int k = 0; k < regions.size() && !a.json(); k++) {

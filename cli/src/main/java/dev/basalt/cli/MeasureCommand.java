@@ -167,7 +167,7 @@ final class MeasureCommand implements Callable<Integer> {
                 }
             }
             if (format.equals("json")) {
-                outText.println(json.toPrettyString());
+                outText.println(dev.basalt.core.ReportJson.pretty(json));
             }
             outText.flush();
             err.println(String.format(Locale.ROOT, "basalt measure: %d blocks: %d ok, %d unstable, %d errors, %d "

@@ -273,6 +273,7 @@ final class PredictCommand implements Callable<Integer> {
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining())
                     + (memoryColumn ? ",memory" : "") + ",note,error,source");
         }
+        int width = Math.max(10, cpus.stream().mapToInt(c -> c.toString().length()).max().orElse(0));
         int k = 0;
         int failedInputs = 0;
         String firstFailure = null;
@@ -292,7 +293,10 @@ final class PredictCommand implements Callable<Integer> {
                 if (p == null && (firstFailure == null || !firstFailure.startsWith("input " + (i + 1) + " "))) {
                     failedInputs++;
                     firstFailure = firstFailure != null ? firstFailure : "input " + (i + 1) + " '"
-                            + DecodeCommand.abbreviate(in) + "' on " + m + ": " + error;
+                            + DecodeCommand.abbreviate(in) + "'" + (block == null ? "" : " on " + m) + ": " + error;
+                }
+                if (block == null && format.equals("text") && m != cpus.get(0)) {
+                    continue;  // a block that does not decode is said once, not once per CPU
                 }
                 switch (format) {
                     // Numeric columns stay numeric: an error row leaves them empty and says why in `error`.
@@ -342,8 +346,9 @@ final class PredictCommand implements Callable<Integer> {
                         }
                     }
                     default -> {
-                        out.println(p == null ? in + "  " + m + "  error: " + error
-                                : String.format(Locale.ROOT, "%s  %-10s %8.2f cycles/iteration", in, m,
+                        out.println(block == null ? in + "  error: " + error
+                                : p == null ? in + "  " + m + "  error: " + error
+                                : String.format(Locale.ROOT, "%s  %-" + width + "s %8.2f cycles/iteration", in, m,
                                         p.cyclesPerIteration()) + p.interval().map(iv -> String.format(Locale.ROOT,
                                         "  (90%% interval %.2f–%.2f)", iv.low(), iv.high())).orElse("")
                                         + textDetails(p) + textMemory(estimators.get(m), block, m));
@@ -364,7 +369,7 @@ final class PredictCommand implements Callable<Integer> {
             }
         }
         if (format.equals("json")) {
-            out.println(json.toPrettyString());
+            out.println(dev.basalt.core.ReportJson.pretty(json));
         }
         if (failed) { // one line on stderr whatever the format, naming the first block that failed
             err.println("basalt predict: " + failedInputs + " of " + inputs.size() + " blocks did not decode or could "

@@ -184,7 +184,7 @@ final class SimulateCommand implements Callable<Integer> {
             }
         }
         if (format.equals("json")) {
-            out.println(json.toPrettyString());
+            out.println(dev.basalt.core.ReportJson.pretty(json));
         }
         out.flush();
         return failed ? Basalt.EXIT_BAD_INPUT : 0;
@@ -331,7 +331,7 @@ final class SimulateCommand implements Callable<Integer> {
             com.fasterxml.jackson.databind.node.ArrayNode rows = n.putArray("timeline");
             for (int[] t : r.timeline()) {
                 rows.addObject().put("instance", t[0]).put("instruction", t[0] % block.size())
-                        .put("predecode", t[1]).put("decode", t[2]).put("dispatch", t[3]).put("issue", t[4])
+                        .put("predecode", t[1]).put("decode", t[2]).put("issue", t[3]).put("dispatch", t[4])
                         .put("done", t[5]).put("retire", t[6]);
             }
         }
@@ -377,7 +377,8 @@ final class SimulateCommand implements Callable<Integer> {
                 out.println("  bottleneck: " + b.describe());
                 out.println("  bounds (cycles/iteration): " + bounds.describe());
                 out.println("  waits: mean cycles an instruction spent from issue (rename) to dispatch to a port, "
-                        + "waiting for its operands or a port");
+                        + "waiting for its operands or a port; long waits behind a slow chain are the front end running"
+                        + " ahead of it, not a stall");
             } else {
                 out.println(portLine("  port cycles/iteration:", params.ports(), r.portCycles()));
                 out.println("  bottleneck: " + b.describe());
@@ -388,7 +389,7 @@ final class SimulateCommand implements Callable<Integer> {
             }
             dev.basalt.core.UnmodelledInstructions.notes(block).forEach(n -> out.println("  note: " + n));
             if (timeline) {
-                out.println("  instance  instr  predecode  decode  dispatch  issue  done  retire");
+                out.println("  instance  instr  predecode  decode  issue  dispatch  done  retire");
                 for (int[] t : r.timeline()) {
                     int i = t[0] % block.size();
                     out.printf("  %8d  %5d  %9s  %6s  %8d  %5d  %4d  %6d%s%n", t[0], i,

@@ -24,6 +24,26 @@ class AssemblyInputTest {
     private static final int BLOCKS = 1000;
 
     @Test
+    void textInTheOtherSyntaxSaysWhichItLooksLike(@TempDir Path dir) throws Exception {
+        Path att = Files.writeString(dir.resolve("att.s"), "addq %rbx, %rax\nimulq %rax, %rax\n");
+        CliRun asIntel = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--input", att.toString(),
+                "--input-format", "intel");
+        assertEquals(2, asIntel.exit());
+        assertTrue(asIntel.err().contains("Intel syntax: line 1, column 6: cannot read the operand '%rbx' (this "
+                + "looks like AT&T syntax: give --input-format att or leave it out)"), asIntel.err());
+        CliRun asAtt = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--input-format", "att",
+                "add rax, rbx");
+        assertEquals(2, asAtt.exit());
+        assertTrue(asAtt.err().contains("(this looks like Intel syntax: give --input-format intel or leave it out)"),
+                asAtt.err());
+        // text that is wrong in both says nothing of the other
+        CliRun neither = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell", "--input-format", "intel",
+                "addd rax, rbx");
+        assertEquals(2, neither.exit());
+        assertTrue(!neither.err().contains("looks like"), neither.err());
+    }
+
+    @Test
     void predictionsFromLlvmMcTextEqualThoseFromTheHex(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(CliRun.onPath("llvm-mc-14"), "llvm-mc-14 is not installed (apt-get install llvm-14)");
         List<String> hex = Dataset.bundled().labelled(Microarchitecture.HASWELL).stream().limit(BLOCKS)

@@ -34,6 +34,21 @@ class PredictCommandTest {
     }
 
     @Test
+    void aBlockThatDoesNotDecodeIsSaidOnceNotOncePerCpu() {
+        CliRun r = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell,skylake,graniterapids", "0fff",
+                "4801d8");
+        assertEquals(2, r.exit());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(List.of("0fff  error: at byte offset 0: truncated instruction: the block ends after 2 byte(s) of "
+                + "an incomplete instruction"), lines.stream().filter(l -> l.startsWith("0fff")).toList(), r.out());
+        // the CPUs' columns line up whatever their names' lengths
+        List<Integer> at = lines.stream().filter(l -> l.startsWith("4801d8")).map(l -> l.indexOf("cycles/")).toList();
+        assertEquals(3, at.size(), r.out());
+        assertEquals(1, at.stream().distinct().count(), r.out());
+        assertTrue(r.err().contains("the first: input 1 '0fff': at byte offset 0"), r.err());
+    }
+
+    @Test
     void csvHasOneRowPerBlockAndCpuInInputOrderAndErrorRows(@TempDir Path dir) throws Exception {
         Path input = dir.resolve("blocks.csv");
         Files.writeString(input, "4889de4889c24c89ff,100\nzz,5\n488b5c2408488b7c241031d24889de,200\n");

@@ -36,7 +36,7 @@ class SimulateCommandTest {
         assertTrue(full.out().contains("bottleneck: front end (predecoder): 3.44 of 3.44"), full.out());
         assertTrue(full.out().contains("bounds (cycles/iteration): predecoder 3.44 · decoders 0.50 · issue 0.50"),
                 full.out());
-        assertTrue(full.out().contains("predecode  decode  dispatch  issue  done  retire"), full.out());
+        assertTrue(full.out().contains("predecode  decode  issue  dispatch  done  retire"), full.out());
         CliRun simple = CliRun.of("simulate", "--mcpu", "haswell", "--untuned", "--simple-front-end", "6605341249ffcf");
         assertTrue(simple.out().contains("1.00 cycles/iteration"), simple.out());
         // mov [rsp+8], rax; mov rax, [rsp+8]: forwarding 5 cycles an iteration, 6 without.

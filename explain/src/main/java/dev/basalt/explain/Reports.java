@@ -144,7 +144,7 @@ public final class Reports {
             ArrayNode critical = n.putArray("critical");
             b.critical().forEach(critical::add);
         });
-        return root.toPrettyString();
+        return dev.basalt.core.ReportJson.pretty(root);
     }
 
     private static ObjectNode bottleneck(Bottleneck b) {

@@ -48,7 +48,7 @@ public final class WebApi {
     public static final int MAX_BLOCKS = 64;
 
     private static final Pattern HEX_LINE = Pattern.compile("\\s*(0[xX])?[0-9a-fA-F]+(\\s+[0-9a-fA-F]{2})*\\s*");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = dev.basalt.core.ReportJson.mapper();
 
     /** A request the page can correct: its message says what and where (line, column). */
     public static final class BadRequest extends RuntimeException {

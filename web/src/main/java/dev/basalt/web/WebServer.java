@@ -66,6 +66,8 @@ public final class WebServer implements AutoCloseable {
     public static WebServer start(String host, int port, Limits limits) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
+            // the page's JSON as the commands write it: numbers to six decimals (core ReportJson)
+            config.jsonMapper(new io.javalin.json.JavalinJackson(dev.basalt.core.ReportJson.mapper(), false));
             config.http.maxRequestSize = limits.maxBytes();
             config.staticFiles.add(files -> {
                 files.hostedPath = "/";
