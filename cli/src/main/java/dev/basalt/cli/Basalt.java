@@ -78,6 +78,7 @@ public final class Basalt {
         CommandLine cl = commandLine();
         cl.setOut(out);
         cl.setErr(err);
+        java.util.concurrent.atomic.AtomicBoolean saidHost = new java.util.concurrent.atomic.AtomicBoolean();
         cl.registerConverter(Microarchitecture.class, name -> {
             // Options that take a list split at commas before converting; a comma here is a list given to a
             // one-CPU option.
@@ -85,10 +86,13 @@ public final class Basalt {
                 throw new CommandLine.TypeConversionException("'" + name + "' is a list, but this command takes one "
                         + "CPU (run it once per CPU)");
             }
+            if (name.trim().equalsIgnoreCase("host")) {
+                return host(err, saidHost);
+            }
             try {
                 return Microarchitecture.parse(name);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
+                throw new CommandLine.TypeConversionException(e.getMessage() + ", or host");
             }
         });
         // A usage error is one line naming the command and the option, and where to read more (not the help).
@@ -124,6 +128,25 @@ public final class Basalt {
             return EXIT_BAD_INPUT;
         }
         return cl.execute(args);
+    }
+
+    /**
+     * {@code --mcpu host}: the shipped CPU closest to this machine's (from {@code /proc/cpuinfo}: vendor, family,
+     * model, flags; as {@code basalt calibrate} chooses), said once on stderr with what backs it.
+     */
+    private static Microarchitecture host(PrintWriter err, java.util.concurrent.atomic.AtomicBoolean said) {
+        dev.basalt.measure.HostCpu cpu = HostCpuInfo.read().orElseThrow(() -> new CommandLine.TypeConversionException(
+                "host: /proc/cpuinfo does not say which CPU this is; name one"));
+        Microarchitecture m = CalibrateCommand.closest(cpu);
+        if (!said.getAndSet(true)) {
+            boolean measuredHere = m.descriptor().measured().orElse("").equals(CalibrateCommand.folderOf(cpu));
+            err.println("basalt: --mcpu host: this machine is " + cpu.describe() + "; " + (measuredHere
+                    ? m.llvmName() + " was measured by Basalt on this CPU"
+                    : "it runs as " + m.llvmName() + ", the closest shipped CPU (" + m.evidence() + "); `basalt "
+                    + "calibrate` measures this machine and tunes a table to it"));
+            err.flush();
+        }
+        return m;
     }
 
     /**

@@ -76,6 +76,22 @@ class ExplainCommandTest {
         assertTrue(r.out().contains("bucket 0.25 cycles"), r.out());
     }
 
+    /** A learned model that fell back to its prior says so in the explanation, as its prediction does. */
+    @Test
+    void aFallbackToThePriorIsSaid() throws Exception {
+        // test rdx, rdx; jle: GRANITE never saw a conditional jump, so the number is its prior's
+        CliRun text = CliRun.of("explain", "--model", "granite", "--method", "anchors", "--coverage-samples", "200",
+                "4885d27e1d");
+        assertEquals(0, text.exit(), text.err());
+        assertTrue(text.out().lines().skip(1).findFirst().orElse("").startsWith("note: outside granite's training "
+                + "range (3 tokens of forms it was not trained on: JLE"), text.out());
+        CliRun json = CliRun.of("explain", "--model", "granite", "--method", "anchors", "--coverage-samples", "200",
+                "--format", "json", "4885d27e1d");
+        assertEquals(0, json.exit(), json.err());
+        assertTrue(new ObjectMapper().readTree(json.out()).get("notes").get(0).asText()
+                .contains("its prior's cycles (simulator)"), json.out());
+    }
+
     @Test
     void aRelativeBucketScalesWithThePrediction() throws Exception {
         CliRun r = CliRun.of("explain", "--model", "crude", "--method", "anchors", "--format", "json",

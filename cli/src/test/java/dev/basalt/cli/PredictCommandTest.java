@@ -105,9 +105,12 @@ class PredictCommandTest {
         assertTrue(lines.get(7).contains("(syscall) is an entry to or exit from the kernel"), lines.get(7));
         assertTrue(lines.get(10).contains("(ud2) is an undefined opcode"), lines.get(10));
         // GRANITE never saw these forms: each also says it is outside the training range (issue 37).
-        for (int k : new int[] {2, 5, 8, 11}) {
+        String[] forms = {"WRMSR", "HLT", "SYSCALL", "UD2"};
+        for (int j = 0; j < 4; j++) {
+            int k = 2 + 3 * j;  // and it names the forms it never saw
             assertTrue(lines.get(k).contains("note: outside granite's training range (")
-                    && lines.get(k).contains("of forms it was not trained on"), lines.get(k));
+                    && lines.get(k).contains("of forms it was not trained on: ") && lines.get(k).contains(forms[j]),
+                    lines.get(k));
         }
         assertTrue(lines.get(12).startsWith("4801d8") && !t.out().contains("(add"), "an ordinary block has no note");
         // The simulator also says when a form had no row of its own: the x87 feni8087_nop (no row llvm-mca-14 gives,

@@ -26,13 +26,16 @@ import java.util.Optional;
  * @param bounds              the analytical bounds (the {@code bounds} estimator and the simulator's)
  * @param anchorSeconds       wall time of the anchor search
  * @param shapleySeconds      wall time of the Shapley estimate
+ * @param notes               what the prediction says of itself (a fallback to the prior, an unmodelled instruction)
  */
 public record Explanation(BasicBlock block, String model, Microarchitecture uarch, double prediction,
                           List<Double> modelContributions, double modelBaseline, Optional<Anchors.Result> anchor,
                           Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck,
-                          Optional<dev.basalt.simulator.bounds.Bounds> bounds, double anchorSeconds, double shapleySeconds) {
+                          Optional<dev.basalt.simulator.bounds.Bounds> bounds, double anchorSeconds, double shapleySeconds,
+                          List<String> notes) {
 
     public Explanation {
+        notes = List.copyOf(notes);
         Objects.requireNonNull(block, "block");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(uarch, "uarch");

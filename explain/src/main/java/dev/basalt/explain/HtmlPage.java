@@ -53,6 +53,7 @@ final class HtmlPage {
         h.append("<h1>").append(esc(title)).append("</h1>\n");
         h.append("<div class=\"meta\">block <code>").append(esc(e.block().hex())).append("</code> · ")
                 .append(e.block().size()).append(" instructions</div>\n");
+        e.notes().forEach(n -> h.append("<div class=\"meta\">note: ").append(esc(n)).append("</div>\n"));
         h.append("<div class=\"cards\">\n");
         e.anchor().ifPresent(a -> {
             h.append("<div class=\"card\"><h2>Anchor</h2>");

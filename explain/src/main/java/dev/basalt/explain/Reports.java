@@ -26,6 +26,8 @@ public final class Reports {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%s on %s: %.2f cycles/iteration%n", e.model(), e.uarch(),
                 e.prediction()));
+        // what the prediction itself says: a fallback to the model's prior, an instruction whose cost is not modelled
+        e.notes().forEach(n -> sb.append("note: ").append(n).append('\n'));
         e.bottleneck().ifPresent(b -> sb.append("bottleneck: ").append(b.describe()).append('\n'));
         e.bounds().ifPresent(b -> sb.append("bounds: ").append(b.describe()).append('\n'));
         e.anchor().ifPresent(a -> sb.append(anchorLine(a)).append('\n'));
@@ -85,6 +87,8 @@ public final class Reports {
         root.put("model", e.model());
         root.put("mcpu", e.uarch().llvmName());
         root.put("cycles_per_iteration", e.prediction());
+        ArrayNode notes = root.putArray("notes");
+        e.notes().forEach(notes::add);
         ArrayNode insns = root.putArray("instructions");
         List<Double> shap = e.shapley().map(Shapley.Result::contributions).orElse(List.of());
         for (int i = 0; i < e.block().size(); i++) {

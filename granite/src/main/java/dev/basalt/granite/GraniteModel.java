@@ -87,10 +87,12 @@ public final class GraniteModel extends LearnedModel<GraniteConfig, GraniteGraph
     }
 
     @Override
-    protected int unseenTokens(GraniteGraph graph) {
-        int unseen = 0;
+    protected List<String> unseenTokens(GraniteGraph graph) {
+        List<String> unseen = new java.util.ArrayList<>();
         for (GraniteGraph.Node node : graph.nodes()) {
-            unseen += vocabulary().id(node.token()) == 0 ? 1 : 0;
+            if (vocabulary().id(node.token()) == 0) {
+                unseen.add(node.token());
+            }
         }
         return unseen;
     }

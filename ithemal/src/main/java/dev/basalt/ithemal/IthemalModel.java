@@ -87,11 +87,13 @@ public final class IthemalModel extends LearnedModel<IthemalConfig, List<List<St
     }
 
     @Override
-    protected int unseenTokens(List<List<String>> tokens) {
-        int unseen = 0;
+    protected List<String> unseenTokens(List<List<String>> tokens) {
+        List<String> unseen = new java.util.ArrayList<>();
         for (List<String> instruction : tokens) {
             for (String t : instruction) {
-                unseen += vocabulary().id(t) == 0 ? 1 : 0;
+                if (vocabulary().id(t) == 0) {
+                    unseen.add(t);
+                }
             }
         }
         return unseen;

@@ -145,9 +145,12 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
      */
     protected abstract B batch(List<T> blocks, float[] priorRows, List<float[][]> statistics);
 
-    /** Tokens of a prepared block that the vocabulary does not hold (forms the model never saw); 0 by default. */
-    protected int unseenTokens(T prepared) {
-        return 0;
+    /**
+     * The tokens of a prepared block that the vocabulary does not hold (forms the model never saw), each as often as
+     * it occurs; none by default.
+     */
+    protected List<String> unseenTokens(T prepared) {
+        return List.of();
     }
 
     /** Whether the network takes the prior's per-instruction statistics as inputs (its hybrid inputs). */
@@ -402,9 +405,13 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 TrainingRange range = calibration == null || p == null ? null : calibration.range();
                 String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head,
                         statistics == null ? Double.NaN : Priors.criticalShare(prior, statistics[g], head));
-                int unseen = range == null || outside != null ? 0 : unseenTokens(prepared.get(k));
-                if (unseen > 0) {
-                    outside = unseen + " token" + (unseen == 1 ? "" : "s") + " of forms it was not trained on";
+                List<String> unseen = range == null || outside != null ? List.of() : unseenTokens(prepared.get(k));
+                if (!unseen.isEmpty()) {
+                    // which forms, so that a reader can tell a rare instruction from a tokenizer gap
+                    List<String> named = unseen.stream().distinct().limit(4).toList();
+                    outside = unseen.size() + " token" + (unseen.size() == 1 ? "" : "s") + " of forms it was not "
+                            + "trained on: " + String.join(", ", named)
+                            + (unseen.stream().distinct().count() > named.size() ? ", …" : "");
                 }
                 if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
                     // No correction: every instruction's contribution is 0, and baseline plus them is the prediction.
