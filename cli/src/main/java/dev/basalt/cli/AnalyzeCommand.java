@@ -55,7 +55,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell", description = "CPUs, "
-            + "comma-separated or repeated (default ${DEFAULT-VALUE}).")
+            + "comma-separated or repeated (default ${DEFAULT-VALUE}; host: the shipped CPU closest to this "
+            + "machine's).")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--memory", defaultValue = "distinct", paramLabel = "MODEL", converter = MemoryModels.class,
@@ -220,6 +221,16 @@ final class AnalyzeCommand implements Callable<Integer> {
                 .map(f -> ControlFlow.of(f.bytes(), f.address(), found.knownStarts())).toList();
         List<BasicBlock> blocks = new ArrayList<>();
         flows.forEach(flow -> flow.blocks().forEach(b -> blocks.add(b.block())));
+        // each block's profile samples, counted once for every CPU
+        long[] hits = new long[blocks.size()];
+        if (samples != null) {
+            int b = 0;
+            for (ControlFlow flow : flows) {
+                for (ControlFlow.Block block : flow.blocks()) {
+                    hits[b++] = samples.between(block.address(), block.address() + block.block().length());
+                }
+            }
+        }
         for (int c = 0; c < cpus.size(); c++) {
             Microarchitecture cpu = cpus.get(c);
             List<Optional<Prediction>> predictions = estimator.predictEach(blocks, cpu);
@@ -231,9 +242,8 @@ final class AnalyzeCommand implements Callable<Integer> {
                 List<AnalyzeOutput.Row> rows = new ArrayList<>();
                 Map<Long, AnalyzeOutput.Row> byAddress = new java.util.HashMap<>();
                 for (ControlFlow.Block b : flow.blocks()) {
-                    long hits = samples == null ? 0 : samples.between(b.address(), b.address() + b.block().length());
                     AnalyzeOutput.Row row = new AnalyzeOutput.Row(naming.apply(f, b.address()), b,
-                            predictions.get(at), limits.get(at).map(AnalyzeCommand::winner).orElse(""), hits);
+                            predictions.get(at), limits.get(at).map(AnalyzeCommand::winner).orElse(""), hits[at]);
                     at++;
                     rows.add(row);
                     byAddress.put(b.address(), row);
