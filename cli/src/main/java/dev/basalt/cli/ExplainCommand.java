@@ -51,7 +51,8 @@ final class ExplainCommand implements Callable<Integer> {
                     + "loops), harness or distinct, as in predict; default ${DEFAULT-VALUE}.")
     dev.basalt.simulator.Simulator.MemoryModel memory;
 
-    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}; host: the "
+            + "shipped CPU closest to this machine's).")
     Microarchitecture mcpu;
 
     @Option(names = "--method", defaultValue = "both", description = "anchors, shapley or both (default "

@@ -54,7 +54,7 @@ final class PredictCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated "
-            + "(default: all the model supports).")
+            + "(default: all the model supports; host: the shipped CPU closest to this machine's).")
     List<Microarchitecture> mcpu;
 
     @Mixin

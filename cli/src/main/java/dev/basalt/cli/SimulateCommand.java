@@ -38,7 +38,8 @@ final class SimulateCommand implements Callable<Integer> {
     BlockInput blockInput;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell",
-            description = "CPUs, comma-separated or repeated (default ${DEFAULT-VALUE}).")
+            description = "CPUs, comma-separated or repeated (default ${DEFAULT-VALUE}; host: the shipped CPU "
+                    + "closest to this machine's).")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--params", paramLabel = "FILE", description = "Parameter table, e.g. one written by basalt tune (default: the bundled standard table).")
