@@ -54,15 +54,14 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--model", paramLabel = "NAME|FILE", description = "As in predict (default granite).")
     String model;
 
-    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell", description = "CPUs, "
-            + "comma-separated or repeated (default ${DEFAULT-VALUE}; host: the shipped CPU closest to this "
-            + "machine's).")
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated ("
+            + DefaultCpus.HELP + ").")
     List<Microarchitecture> mcpu;
 
-    @Option(names = "--memory", defaultValue = "distinct", paramLabel = "MODEL", converter = MemoryModels.class,
-            description = "For the simulator-based models and the bottleneck's bounds: distinct (only accesses the code "
-                    + "proves the same alias, as in real code), harness (BHive's measurement harness) or auto; default "
-                    + "${DEFAULT-VALUE}.")
+    @Option(names = "--memory", defaultValue = "auto", paramLabel = "MODEL", converter = MemoryModels.class,
+            description = "For the simulator-based models and the bottleneck's bounds: auto (harness for "
+                    + "straight-line blocks, distinct for loops, as in predict), distinct (only accesses the code "
+                    + "proves the same alias) or harness (BHive's measurement harness); default ${DEFAULT-VALUE}.")
     dev.basalt.simulator.Simulator.MemoryModel memory;
 
     @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")
@@ -121,7 +120,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             }
         }
         ThroughputEstimator estimator = PredictCommand.load(model == null ? PredictCommand.DEFAULT_MODEL : model);
-        List<Microarchitecture> cpus = mcpu.stream().distinct().toList();
+        List<Microarchitecture> cpus = DefaultCpus.resolve(mcpu, estimator.supported(), spec.commandLine().getErr(),
+                "basalt analyze");
         for (Microarchitecture cpu : cpus) {
             if (!estimator.supported().contains(cpu)) {
                 throw new BadInputException("--mcpu " + cpu + ": " + estimator.name() + " has no model for it (it "

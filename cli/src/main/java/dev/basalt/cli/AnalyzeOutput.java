@@ -66,6 +66,24 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
         boolean predicted() {
             return rows.stream().noneMatch(r -> r.prediction().isEmpty());
         }
+
+        /**
+         * Who answered for the loop's blocks: their estimator when one answered them all, else the estimators
+         * joined with {@code +}, the asked one's reasons and unknown forms together.
+         */
+        dev.basalt.core.Source source(String asked) {
+            List<dev.basalt.core.Source> all = rows.stream().flatMap(r -> r.prediction().stream())
+                    .map(p -> p.source(asked)).distinct().toList();
+            if (all.size() == 1) {
+                return all.get(0);
+            }
+            List<dev.basalt.core.Source> handedOn = all.stream().filter(dev.basalt.core.Source::isFallback).toList();
+            return new dev.basalt.core.Source(all.stream().map(dev.basalt.core.Source::estimator).distinct()
+                    .collect(java.util.stream.Collectors.joining("+")), handedOn.isEmpty() ? "" : asked,
+                    handedOn.stream().map(dev.basalt.core.Source::reason).distinct()
+                            .collect(java.util.stream.Collectors.joining("; ")),
+                    handedOn.stream().flatMap(h -> h.unknownForms().stream()).distinct().toList());
+        }
     }
 
     /** What every output says about the run. */
@@ -320,7 +338,7 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
             super(out, header);
             versions = header.cpus().stream().map(c -> PredictCommand.version(header.estimator(), c)).toList();
             out.println("kind,function,address,blocks,instructions,hex,mcpu,model,model_version,cycles_per_iteration,"
-                    + "interval_low,interval_high,bottleneck,note,error,samples,share");
+                    + "interval_low,interval_high,bottleneck,note,error,source,source_reason,samples,share");
         }
 
         @Override
@@ -339,6 +357,8 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                         model, version, ok ? number(l.cycles()) : "",
                         iv.map(i -> number(i.low())).orElse(""), iv.map(i -> number(i.high())).orElse(""),
                         l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted",
+                        ok ? PredictCommand.csvCell(l.source(model).estimator()) : "",
+                        ok ? PredictCommand.csvCell(l.source(model).reason()) : "",
                         samples(l.samples()), shareCell(l.samples())));
             }
             for (Row r : rows) {
@@ -350,6 +370,8 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                         p == null ? "" : p.interval().map(iv -> number(iv.high())).orElse(""),
                         r.bottleneck(), p == null ? "" : PredictCommand.csvCell(p.note()),
                         p == null ? PredictCommand.csvCell(refusal(r, header.estimator(), mcpu)) : "",
+                        p == null ? "" : PredictCommand.csvCell(p.source(model).estimator()),
+                        p == null ? "" : PredictCommand.csvCell(p.source(model).reason()),
                         samples(r.samples()), shareCell(r.samples())));
             }
         }
@@ -416,6 +438,7 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                     n.put("instructions", l.loop().instructions());
                     if (l.predicted()) {
                         n.put("cycles_per_iteration", l.cycles());
+                        n.set("source", dev.basalt.core.ReportJson.source(l.source(header.estimator().name())));
                     } else {
                         n.put("error", "a block of the loop cannot be predicted");
                     }
@@ -441,6 +464,7 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                         });
                         n.put("bottleneck", r.bottleneck());
                         n.put("note", p.note());
+                        n.set("source", dev.basalt.core.ReportJson.source(p.source(header.estimator().name())));
                     } else {
                         n.put("error", refusal(r, header.estimator(), mcpu));
                     }

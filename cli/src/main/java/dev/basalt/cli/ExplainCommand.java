@@ -51,9 +51,9 @@ final class ExplainCommand implements Callable<Integer> {
                     + "loops), harness or distinct, as in predict; default ${DEFAULT-VALUE}.")
     dev.basalt.simulator.Simulator.MemoryModel memory;
 
-    @Option(names = "--mcpu", defaultValue = "haswell", description = "CPU (default ${DEFAULT-VALUE}; host: the "
-            + "shipped CPU closest to this machine's).")
-    Microarchitecture mcpu;
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated ("
+            + DefaultCpus.HELP + "); each is explained in turn.")
+    java.util.List<Microarchitecture> mcpu;
 
     @Option(names = "--method", defaultValue = "both", description = "anchors, shapley or both (default "
             + "${DEFAULT-VALUE}).")
@@ -130,7 +130,6 @@ final class ExplainCommand implements Callable<Integer> {
         Explainer.Config config = BadInputException.check("--bucket, --threshold, --coverage-samples, --permutations",
                 () -> new Explainer.Config(bucket(bucket).withPrecisionThreshold(threshold)
                         .withCoverageSamples(coverageSamples).withSeed(seed), new Shapley.Config(permutations, seed)));
-        Microarchitecture uarch = mcpu;
         java.util.List<String> given = blockInput.blocks(hex == null ? java.util.List.of() : java.util.List.of(hex));
         if (given.size() != 1) {
             throw new BadInputException("explain takes one block: " + (given.isEmpty() ? "give it as hex or in "
@@ -155,20 +154,32 @@ final class ExplainCommand implements Callable<Integer> {
         ThroughputEstimator estimator = loaded instanceof dev.basalt.simulator.LoopAware aware
                 && memory != dev.basalt.simulator.Simulator.MemoryModel.AUTO ? aware.withMemory(memory) : loaded;
         PredictCommand.warn(spec.commandLine().getErr(), "basalt explain", estimator);
-        BadInputException.check("--mcpu", () -> {
-            estimator.checkSupported(uarch);
-            return uarch;
-        });
-        dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
-            throw new BadInputException("block " + block.hex() + ": " + why);
-        });
-        Explainer explainer = Explainer.forCpu(uarch, config);
-        Explanation e = explainer.explain(block, uarch, estimator, m);
-        String text = switch (format) {
-            case "json" -> withVersion(Reports.json(e), PredictCommand.version(estimator, uarch)) + "\n";
-            case "html" -> Reports.html(e);
-            default -> Reports.text(e);
-        };
+        java.util.List<Microarchitecture> cpus = DefaultCpus.resolve(mcpu, estimator.supported(),
+                spec.commandLine().getErr(), "basalt explain");
+        if (format.equals("html") && cpus.size() > 1) {
+            throw new BadInputException("--format html is one CPU's page: give one --mcpu, not " + cpus.size());
+        }
+        for (Microarchitecture uarch : cpus) {
+            BadInputException.check("--mcpu", () -> {
+                estimator.checkSupported(uarch);
+                return uarch;
+            });
+            dev.basalt.core.IsaSupport.unsupported(block, uarch).ifPresent(why -> {
+                throw new BadInputException("block " + block.hex() + " on " + uarch + ": " + why);
+            });
+        }
+        // One CPU: one report (a JSON object); several: the reports in turn (a JSON array).
+        java.util.List<String> reports = new java.util.ArrayList<>();
+        for (Microarchitecture uarch : cpus) {
+            Explanation e = Explainer.forCpu(uarch, config).explain(block, uarch, estimator, m);
+            reports.add(switch (format) {
+                case "json" -> withVersion(Reports.json(e), PredictCommand.version(estimator, uarch));
+                case "html" -> Reports.html(e);
+                default -> Reports.text(e);
+            });
+        }
+        String text = !format.equals("json") ? String.join("\n", reports)
+                : (reports.size() == 1 ? reports.get(0) : "[ " + String.join(", ", reports) + " ]") + "\n";
         if (out != null) {
             AtomicFiles.writeString(out, text);
             spec.commandLine().getErr().println("wrote " + out);

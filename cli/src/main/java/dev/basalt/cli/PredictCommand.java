@@ -54,7 +54,7 @@ final class PredictCommand implements Callable<Integer> {
     String model;
 
     @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated "
-            + "(default: all the model supports; host: the shipped CPU closest to this machine's).")
+            + "(" + DefaultCpus.HELP + ").")
     List<Microarchitecture> mcpu;
 
     @Mixin
@@ -113,7 +113,7 @@ final class PredictCommand implements Callable<Integer> {
             return "";
         }
         StringBuilder sb = new StringBuilder("  (");
-        p.details().forEach((k, v) -> sb.append(sb.length() > 3 ? " · " : "").append(k).append(' ')
+        p.details().forEach((k, v) -> sb.append(sb.length() > 3 ? " · " : "").append(k).append(": ")
                 .append(String.format(Locale.ROOT, "%.2f", v)));
         return sb.append(')').toString();
     }
@@ -173,10 +173,11 @@ final class PredictCommand implements Callable<Integer> {
      * The estimator for each CPU: the chosen model; without {@code --model}, the default model where it has a
      * head for the CPU and the simulator (with a note on {@code notes}) where it has not.
      */
-    private Map<Microarchitecture, ThroughputEstimator> estimators(List<String> notes) {
+    private Map<Microarchitecture, ThroughputEstimator> estimators(List<String> notes,
+            Map<Microarchitecture, dev.basalt.core.Source> handedOn) {
         ThroughputEstimator chosen = load(model == null ? DEFAULT_MODEL : model);
-        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? List.copyOf(chosen.supported())
-                : mcpu.stream().distinct().toList();
+        List<Microarchitecture> cpus = DefaultCpus.resolve(mcpu, model == null ? DefaultCpus.shipped()
+                : chosen.supported(), spec.commandLine().getErr(), "basalt predict");
         Map<Microarchitecture, ThroughputEstimator> out = new java.util.LinkedHashMap<>();
         ThroughputEstimator fallback = null;
         if (mode != dev.basalt.simulator.Simulator.LoopMode.AUTO) {
@@ -209,6 +210,8 @@ final class PredictCommand implements Callable<Integer> {
                 throw new BadInputException("--mcpu " + m + ": " + why + ", and neither has the simulator");
             }
             out.put(m, fallback);
+            handedOn.put(m, dev.basalt.core.Source.fallback(FALLBACK_MODEL, chosen.name(),
+                    chosen.name() + " has no model for " + m, List.of()));
             notes.add("note: " + why + "; " + m + " is predicted by the " + FALLBACK_MODEL + ". "
                     + m.descriptor().notes());
         }
@@ -226,7 +229,8 @@ final class PredictCommand implements Callable<Integer> {
             throw new BadInputException("no blocks: give hex arguments or --input FILE");
         }
         List<String> notes = new ArrayList<>();
-        Map<Microarchitecture, ThroughputEstimator> estimators = estimators(notes);
+        Map<Microarchitecture, dev.basalt.core.Source> handedOn = new java.util.HashMap<>();
+        Map<Microarchitecture, ThroughputEstimator> estimators = estimators(notes, handedOn);
         List<Microarchitecture> cpus = List.copyOf(estimators.keySet());
         // A note goes to the output in text form; beside csv and json (which must stay parseable) to stderr.
         notes.forEach(format.equals("text") ? out::println : err::println);
@@ -271,7 +275,7 @@ final class PredictCommand implements Callable<Integer> {
             out.println("hex,mcpu,model,model_version,cycles_per_iteration,interval_low,interval_high"
                     + (explain ? ",baseline,contributions" : "")
                     + details.stream().map(d -> "," + d).collect(java.util.stream.Collectors.joining())
-                    + (memoryColumn ? ",memory" : "") + ",note,error,source");
+                    + (memoryColumn ? ",memory" : "") + ",note,error,source,source_reason,input");
         }
         int width = Math.max(10, cpus.stream().mapToInt(c -> c.toString().length()).max().orElse(0));
         int k = 0;
@@ -283,6 +287,10 @@ final class PredictCommand implements Callable<Integer> {
             BasicBlock block = blocks.get(i);
             for (Microarchitecture m : cpus) {
                 Prediction p = block == null ? null : byCpu.get(m).get(k).orElse(null);
+                // Who answered: the model asked, its prior outside its training range, or the simulator for a CPU
+                // the model has no head for.
+                dev.basalt.core.Source answered = p == null ? null
+                        : handedOn.containsKey(m) ? handedOn.get(m) : p.source(estimators.get(m).name());
                 String error = block == null ? errors.get(i) : p != null ? null
                         : dev.basalt.core.IsaSupport.unsupported(block, m)
                                 .orElse(mode == dev.basalt.simulator.Simulator.LoopMode.LOOP
@@ -303,15 +311,16 @@ final class PredictCommand implements Callable<Integer> {
                     case "csv" -> out.println(in + "," + m.llvmName() + "," + estimators.get(m).name() + ","
                             + versions.get(m) + ","
                             + (p == null ? ",," + (explain ? ",," : "") + ",".repeat(details.size())
-                                    + (memoryColumn ? "," : "") + "," + "," + csvCell(error)
+                                    + (memoryColumn ? "," : "") + "," + "," + csvCell(error) + ",,"
                                     : String.format(Locale.ROOT, "%.4f", p.cyclesPerIteration()) + csvInterval(p)
                                     + (explain ? csvExplanation(p) : "") + csvDetails(p, details)
                                     + (memoryColumn ? "," + memoryOf(estimators.get(m), block, m) : "") + ","
-                                    + csvCell(p.note()) + ",") + "," + csvCell(source));
+                                    + csvCell(p.note()) + ",," + csvCell(answered.estimator()) + ","
+                                    + csvCell(answered.reason())) + "," + csvCell(source));
                     case "json" -> {
                         ObjectNode n = json.addObject();
                         n.put("hex", in);
-                        n.put("source", source);
+                        n.put("input", source);
                         n.put("mcpu", m.llvmName());
                         n.put("model", estimators.get(m).name());
                         n.put("model_version", versions.get(m));
@@ -319,6 +328,7 @@ final class PredictCommand implements Callable<Integer> {
                             n.put("error", error);
                         } else {
                             n.put("cycles_per_iteration", p.cyclesPerIteration());
+                            n.set("source", dev.basalt.core.ReportJson.source(answered));
                             p.interval().ifPresent(iv -> {
                                 n.put("interval_low", iv.low());
                                 n.put("interval_high", iv.high());
@@ -351,7 +361,8 @@ final class PredictCommand implements Callable<Integer> {
                                 : String.format(Locale.ROOT, "%s  %-" + width + "s %8.2f cycles/iteration", in, m,
                                         p.cyclesPerIteration()) + p.interval().map(iv -> String.format(Locale.ROOT,
                                         "  (90%% interval %.2f–%.2f)", iv.low(), iv.high())).orElse("")
-                                        + textDetails(p) + textMemory(estimators.get(m), block, m));
+                                        + textDetails(p) + textMemory(estimators.get(m), block, m)
+                                        + (answered.isFallback() ? "  source: " + answered.estimator() : ""));
                         if (!source.startsWith("block argument") || source.contains(":")) {
                             out.println("    from " + source);  // assembly: where in the text the block is
                         }

@@ -57,7 +57,8 @@ final class ServeCommand implements Callable<Integer> {
                 ? 2 * Runtime.getRuntime().availableProcessors() : concurrency, timeout);
         WebServer server;
         try {
-            server = WebServer.start(host, port, limits);
+            server = WebServer.start(host, port, limits, new dev.basalt.web.WebApi(DefaultCpus.resolve(null,
+                    DefaultCpus.shipped(), err, "basalt serve")));
         } catch (RuntimeException e) {
             throw new BadInputException("cannot listen on " + host + ":" + port + " (" + rootMessage(e) + ")");
         }

@@ -37,9 +37,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Mixin
     BlockInput blockInput;
 
-    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", defaultValue = "haswell",
-            description = "CPUs, comma-separated or repeated (default ${DEFAULT-VALUE}; host: the shipped CPU "
-                    + "closest to this machine's).")
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",",
+            description = "CPUs, comma-separated or repeated (" + DefaultCpus.HELP + ").")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--params", paramLabel = "FILE", description = "Parameter table, e.g. one written by basalt tune (default: the bundled standard table).")
@@ -80,7 +79,7 @@ final class SimulateCommand implements Callable<Integer> {
     String view;
 
     @Option(names = "--llvm-mca-compatible", description = "Run the first-generation machine as llvm-mca 14 does: "
-            + "dispatch width, unfused micro-ops, no front end, no stack engine, loads never wait for stores.")
+            + "issue width, unfused micro-ops, no front end, no stack engine, loads never wait for stores.")
     boolean llvmMcaCompatible;
 
     @Mixin
@@ -127,10 +126,12 @@ final class SimulateCommand implements Callable<Integer> {
         if (untuned && paramsFile != null) {
             throw new BadInputException("give --params or --untuned, not both");
         }
-        if (paramsFile != null && mcpu.size() > 1) {
+        if (paramsFile != null && mcpu != null && mcpu.size() > 1) {
             throw new BadInputException("--params is one CPU's table: give one --mcpu with it, not " + mcpu.size());
         }
-        List<Microarchitecture> cpus = List.copyOf(new java.util.LinkedHashSet<>(mcpu));
+        List<Microarchitecture> cpus = paramsFile != null && (mcpu == null || mcpu.isEmpty())
+                ? List.of(paramsCpu())  // a table file is one CPU's: simulate it as that CPU
+                : DefaultCpus.resolve(mcpu, Microarchitecture.all(), spec.commandLine().getErr(), "basalt simulate");
         List<Simulator> sims = new java.util.ArrayList<>();
         for (Microarchitecture uarch : cpus) {
             sims.add(new Simulator(table(uarch, err)));
@@ -173,7 +174,8 @@ final class SimulateCommand implements Callable<Integer> {
                 if (!view.equals("summary")) {
                     view(out, json, mapper, block, cpus.get(c), sims.get(c), options, source);
                 } else if (format.equals("json")) {
-                    json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options).put("source", source));
+                    json.add(toJson(mapper, block, cpus.get(c), sims.get(c), options).put("input", source)
+                            .set("source", simulatorSource()));
                 } else if (format.equals("csv")) {
                     out.println(toCsv(block, cpus.get(c), sims.get(c), options) + "," + PredictCommand.csvCell(source));
                 } else {
@@ -202,8 +204,8 @@ final class SimulateCommand implements Callable<Integer> {
         switch (format) {
             case "json" -> {
                 com.fasterxml.jackson.databind.node.ObjectNode n = json.addObject();
-                n.put("hex", block.hex()).put("mcpu", uarch.llvmName()).put("source", source)
-                        .put("cycles_per_iteration", r.cyclesPerIteration());
+                n.put("hex", block.hex()).put("mcpu", uarch.llvmName()).put("input", source)
+                        .put("cycles_per_iteration", r.cyclesPerIteration()).set("source", simulatorSource());
                 if (instructions) {
                     SimulateViews.instructionsJson(n, block, sim, r, bounds);
                 } else {
@@ -241,21 +243,34 @@ final class SimulateCommand implements Callable<Integer> {
             err.println("basalt simulate: note: " + (paramsFile == null ? "the table" : paramsFile) + " is for "
                     + params.mcpu() + ", simulating it as " + uarch.llvmName());
         }
-        if (uarch.descriptor().bhive().isEmpty()) {
+        if (uarch.descriptor().bhive().isEmpty() && mcpu != null && !mcpu.isEmpty()) {
+            // (for a CPU the user named: the default CPUs are said in one line, which says what backs them)
             err.println("basalt simulate: note: " + uarch + ": " + uarch.descriptor().notes());
         }
         return params;
     }
 
+    /** What produced simulate's numbers, in JSON's words (the same as predict's {@code source}). */
+    private static com.fasterxml.jackson.databind.node.ObjectNode simulatorSource() {
+        return dev.basalt.core.ReportJson.source(new dev.basalt.core.Source("simulator", "", "", List.of()));
+    }
+
+    /** The CPU a table file is for, as {@code --mcpu} would name it. */
+    private Microarchitecture paramsCpu() throws java.io.IOException {
+        String name = ParamsCommand.Import.readTable("--params", paramsFile).mcpu();
+        return Microarchitecture.find(name).orElseThrow(() -> new BadInputException("--params " + paramsFile
+                + " is for " + name + ", which Basalt does not know: give --mcpu"));
+    }
+
     /** The csv columns: json's figures that are one number or word per block and CPU. */
     private static final String CSV_HEADER = "hex,mcpu,table,cycles_per_iteration,total_cycles,iterations,mode,memory,"
             + java.util.Arrays.stream(Bounds.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
-            .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error,source";
+            .collect(java.util.stream.Collectors.joining(",")) + ",bound_winner,note,error,source,input";
 
     private static String csvError(String hex, Microarchitecture uarch, String error) {
         // numeric columns stay empty: table … the bounds, winner, note
-        return hex + "," + uarch.llvmName() + "," + ",".repeat(CSV_HEADER.split(",").length - 4)
-                + PredictCommand.csvCell(error) + ",";
+        return hex + "," + uarch.llvmName() + "," + ",".repeat(CSV_HEADER.split(",").length - 5)
+                + PredictCommand.csvCell(error) + ",,";
     }
 
     private String toCsv(BasicBlock block, Microarchitecture uarch, Simulator sim, Simulator.Options options) {
@@ -270,7 +285,7 @@ final class SimulateCommand implements Callable<Integer> {
         }
         sb.append(',').append(b == null ? "" : b.winner().name().toLowerCase(Locale.ROOT));
         sb.append(',').append(PredictCommand.csvCell(String.join("; ", SimulatorEstimator.notes(block,
-                r.fallbacks())))).append(',');
+                r.fallbacks())))).append(",,simulator");
         return sb.toString();
     }
 

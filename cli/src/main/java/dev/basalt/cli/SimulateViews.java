@@ -22,11 +22,11 @@ final class SimulateViews {
 
     /** The csv header of the instructions view. */
     static final String INSTRUCTIONS_CSV = "hex,mcpu,index,instruction,form,unfused_uops,fused_uops,latency,"
-            + "wait_cycles,reads,port_cycles,source";
+            + "wait_cycles,reads,port_cycles,input";
 
     /** The csv header of the timeline view. */
     static final String TIMELINE_CSV = "hex,mcpu,iteration,index,instruction,predecoded,decoded,issued,dispatched,"
-            + "executed,retired,source";
+            + "executed,retired,input";
 
     /** Longest timeline a text view draws, in cycles, so that it fits a terminal. */
     private static final int TEXT_CYCLES = 72;

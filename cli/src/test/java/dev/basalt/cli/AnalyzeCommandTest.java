@@ -44,7 +44,7 @@ class AnalyzeCommandTest {
     @Test
     void findsTheDotProductLoopInAnExecutableAndAnObjectFile(@TempDir Path dir) throws Exception {
         for (Path binary : List.of(compile(dir), compile(dir, "-c"))) {
-            CliRun r = CliRun.of("analyze", binary.toString(), "--function", "dot", "--model", "simulator",
+            CliRun r = CliRun.of("analyze", "--mcpu", "haswell", binary.toString(), "--function", "dot", "--model", "simulator",
                     "--format", "json");
             assertEquals(0, r.exit(), r.err());
             JsonNode json = new ObjectMapper().readTree(r.out());
@@ -88,7 +88,7 @@ class AnalyzeCommandTest {
     void aStrippedSystemBinaryIsAnalyzedWhole() throws Exception {
         Path ls = Path.of("/bin/ls");
         Assumptions.assumeTrue(dev.basalt.decoder.ElfCode.isElf(ls), "/bin/ls is not an ELF file here");
-        CliRun r = CliRun.of("analyze", ls.toString(), "--model", "simulator", "--format", "json");
+        CliRun r = CliRun.of("analyze", "--mcpu", "haswell", ls.toString(), "--model", "simulator", "--format", "json");
         Assumptions.assumeFalse(r.err().contains("not x86-64"), "/bin/ls is not x86-64 here");
         assertEquals(0, r.exit(), r.err());
         JsonNode json = new ObjectMapper().readTree(r.out());
@@ -103,19 +103,19 @@ class AnalyzeCommandTest {
 
     @Test
     void badFilesAreRefusedByName(@TempDir Path dir) throws Exception {
-        CliRun missing = CliRun.of("analyze", dir.resolve("nothing").toString());
+        CliRun missing = CliRun.of("analyze", "--mcpu", "haswell", dir.resolve("nothing").toString());
         assertEquals(2, missing.exit());
         assertTrue(missing.err().contains(dir.resolve("nothing") + ": no such file"), missing.err());
-        CliRun folder = CliRun.of("analyze", dir.toString());
+        CliRun folder = CliRun.of("analyze", "--mcpu", "haswell", dir.toString());
         assertEquals(2, folder.exit());
         assertTrue(folder.err().contains("is a directory"), folder.err());
         Path text = Files.writeString(dir.resolve("notes.txt"), "hello");
-        CliRun notElf = CliRun.of("analyze", text.toString());
+        CliRun notElf = CliRun.of("analyze", "--mcpu", "haswell", text.toString());
         assertEquals(2, notElf.exit());
         assertTrue(notElf.err().contains("is not an ELF file"), notElf.err());
         Path truncated = dir.resolve("cut");
         Files.write(truncated, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0});
-        CliRun cut = CliRun.of("analyze", truncated.toString());
+        CliRun cut = CliRun.of("analyze", "--mcpu", "haswell", truncated.toString());
         assertEquals(2, cut.exit(), cut.err());
         assertTrue(!cut.err().contains("Exception"), cut.err());
     }
@@ -125,7 +125,7 @@ class AnalyzeCommandTest {
         Path libz = Path.of("/usr/lib/x86_64-linux-gnu/libz.so.1");
         Assumptions.assumeTrue(Files.isRegularFile(libz), "zlib (libz.so.1) is not installed here");
         // libz is stripped: no .symtab, but its dynamic symbol table names crc32_z, whose loops are found
-        CliRun r = CliRun.of("analyze", "--model", "bounds", "--function", "crc32_z", "--format", "json",
+        CliRun r = CliRun.of("analyze", "--mcpu", "haswell", "--model", "bounds", "--function", "crc32_z", "--format", "json",
                 libz.toString());
         assertEquals(0, r.exit(), r.err());
         JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
@@ -135,13 +135,13 @@ class AnalyzeCommandTest {
         for (JsonNode b : cpu.get("block_list")) {
             assertTrue(b.get("function").asText().startsWith("crc32_z"), b.toString());
         }
-        CliRun text = CliRun.of("analyze", "--model", "bounds", "--function", "crc32_z", libz.toString());
+        CliRun text = CliRun.of("analyze", "--mcpu", "haswell", "--model", "bounds", "--function", "crc32_z", libz.toString());
         assertTrue(text.out().contains("a loop: a branch back to a block"), text.out());
     }
 
     @Test
     void anUnknownFunctionIsRefused(@TempDir Path dir) throws Exception {
-        CliRun r = CliRun.of("analyze", compile(dir).toString(), "--function", "nosuch");
+        CliRun r = CliRun.of("analyze", "--mcpu", "haswell", compile(dir).toString(), "--function", "nosuch");
         assertEquals(2, r.exit());
         assertTrue(r.err().contains("--function nosuch: no such function"), r.err());
     }
@@ -162,7 +162,7 @@ class AnalyzeCommandTest {
                 .redirectErrorStream(true).start();
         String log = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, log);
-        CliRun r = CliRun.of("analyze", o.toString(), "--model", "simulator", "--format", "json");
+        CliRun r = CliRun.of("analyze", "--mcpu", "haswell", o.toString(), "--model", "simulator", "--format", "json");
         assertEquals(0, r.exit(), r.err());
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertEquals(3, json.get("functions").asInt(), r.out());
@@ -208,7 +208,7 @@ class AnalyzeCommandTest {
                 .redirectOutput(text.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         assertTrue(script.waitFor(120, TimeUnit.SECONDS) && script.exitValue() == 0, "perf script failed");
 
-        CliRun json = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", text.toString(),
+        CliRun json = CliRun.of("analyze", "--mcpu", "haswell", hot.toString(), "--model", "bounds", "--profile", text.toString(),
                 "--format", "json");
         assertEquals(0, json.exit(), json.err());
         JsonNode root = new ObjectMapper().readTree(json.out());
@@ -229,7 +229,7 @@ class AnalyzeCommandTest {
 
         // The text ranks by share: the dot product's loop first, with its share and its bottleneck.
         for (Path p : List.of(text, data)) {
-            CliRun r = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", p.toString());
+            CliRun r = CliRun.of("analyze", "--mcpu", "haswell", hot.toString(), "--model", "bounds", "--profile", p.toString());
             assertEquals(0, r.exit(), r.err());
             List<String> lines = r.out().lines().toList();
             int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("innermost loops by share of samples"))
@@ -238,20 +238,20 @@ class AnalyzeCommandTest {
             assertTrue(first.contains(" dot ") && first.contains("latency") && first.contains("mulsd"), r.out());
         }
         // CSV: samples and share on every row; the block of the loop holds most of them.
-        CliRun csv = CliRun.of("analyze", hot.toString(), "--model", "bounds", "--profile", text.toString(),
+        CliRun csv = CliRun.of("analyze", "--mcpu", "haswell", hot.toString(), "--model", "bounds", "--profile", text.toString(),
                 "--format", "csv");
         assertEquals(0, csv.exit(), csv.err());
         assertTrue(csv.out().lines().findFirst().orElseThrow().endsWith(",samples,share"), csv.out());
         assertTrue(csv.out().lines().anyMatch(l -> l.startsWith("innermost_loop,dot,")
-                && Double.parseDouble(l.split(",")[16]) > 0.8), csv.out());
+                && Double.parseDouble(l.split(",")[18]) > 0.8), csv.out());
 
         // A profile of another program is refused by name, with what it does hold.
         Assumptions.assumeTrue(dev.basalt.decoder.ElfCode.isElf(Path.of("/bin/ls")), "no /bin/ls here");
-        CliRun other = CliRun.of("analyze", "/bin/ls", "--model", "bounds", "--profile", text.toString());
+        CliRun other = CliRun.of("analyze", "--mcpu", "haswell", "/bin/ls", "--model", "bounds", "--profile", text.toString());
         assertEquals(2, other.exit(), other.err());
         assertTrue(other.err().contains("--profile " + text + ": none of its") && other.err().contains(hot.toString()),
                 other.err());
-        CliRun notPerf = CliRun.of("analyze", hot.toString(), "--profile", c.toString());
+        CliRun notPerf = CliRun.of("analyze", "--mcpu", "haswell", hot.toString(), "--profile", c.toString());
         assertEquals(2, notPerf.exit());
         assertTrue(notPerf.err().contains("--profile " + c + ": no sample in it"), notPerf.err());
     }

@@ -138,7 +138,7 @@ class AssemblyInputTest {
                 unknown.err());
         Path file = Files.writeString(dir.resolve("loop.s"), "loop:\n  addq %rbx, %rax\n  decq %rcx\n  jnz lop\n"
                 + "  movq (%rax,%rbx,3), %rcx\n");
-        CliRun bad = CliRun.of("simulate", "--input", file.toString());
+        CliRun bad = CliRun.of("simulate", "--mcpu", "haswell", "--input", file.toString());
         assertEquals(2, bad.exit());
         assertTrue(bad.err().contains("--input " + file + ", AT&T syntax: line 5, column 8: scale 3"), bad.err());
         CliRun hexOnly = CliRun.of("predict", "--model", "simulator", "--input-format", "hex", "add rax, rbx");

@@ -79,7 +79,7 @@ class AssemblyLoopsTest {
                 reference.size() / 2);
 
         // predict on the .s: each one-block loop of the object file is a block of its own, marked as a loop
-        CliRun objectLoops = CliRun.of("analyze", "--model", "simulator", "--format", "json", object.toString());
+        CliRun objectLoops = CliRun.of("analyze", "--mcpu", "haswell", "--model", "simulator", "--format", "json", object.toString());
         Set<String> oneBlockLoops = new TreeSet<>();
         for (JsonNode l : new ObjectMapper().readTree(objectLoops.out()).get("results").get(0).get("loop_list")) {
             if (l.get("block_addresses").size() == 1) {
@@ -98,7 +98,7 @@ class AssemblyLoopsTest {
             assertEquals(0, p.exit(), p.err());
             Set<String> marked = new TreeSet<>();
             for (JsonNode row : new ObjectMapper().readTree(p.out())) {
-                if (row.get("source").asText().endsWith(", a loop")) {
+                if (row.get("input").asText().endsWith(", a loop")) {
                     marked.add(row.get("hex").asText());
                     assertEquals("loop", row.get("mode").asText(), row.toString());
                 }

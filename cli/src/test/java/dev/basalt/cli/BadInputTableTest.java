@@ -275,7 +275,7 @@ class BadInputTableTest {
         bad("explain", "zero size", "--threshold", "--threshold", "0", "4801d8");
         bad("explain", "negative size", "--threshold", "--threshold", "-1", "4801d8");
         bad("explain", "unknown CPU", "--mcpu", "--mcpu", "nosuch", "4801d8");
-        bad("explain", "a CPU list (one CPU)", "--mcpu", "--mcpu", "haswell,skylake", "4801d8");
+        bad("explain", "a CPU list for one page", "--mcpu", "--mcpu", "haswell,skylake", "--format", "html", "4801d8");
         bad("explain", "unknown model", "--model", "--model", "nosuch", "4801d8");
         // eval (every case fails before an estimator runs)
         bad("eval", "malformed split", "split", "--split", "nosuch", "--out", "$DIR/eval");

@@ -31,7 +31,7 @@ class EvalCommandTest {
                 "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         for (String f : List.of("results.md", "results.csv", "predictions.csv", "scatter-haswell.png",
-                "mape-by-size.png", "mape-by-source.png")) {
+                "mape-by-size.png", "mape-by-program.png")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
         try (var files = Files.list(out)) {
@@ -157,7 +157,7 @@ class EvalCommandTest {
         CliRun r = CliRun.of("eval", "--models", "crude", "--mcpu", "skylake", "--out", out.toString());
         assertEquals(0, r.exit(), r.err());
         for (String f : List.of("results.md", "results.csv", "predictions.csv", "scatter-skylake.png",
-                "mape-by-size.png", "mape-by-source.png")) {
+                "mape-by-size.png", "mape-by-program.png")) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
         assertTrue(Files.readString(out.resolve("results.md")).contains("crude has no model for skylake"));

@@ -20,7 +20,7 @@ class ExplainCommandTest {
 
     @Test
     void jsonExplainsTheSimulatorsDivBlock() throws Exception {
-        CliRun r = CliRun.of("explain", "--model", "simulator", "--format", "json", "--coverage-samples", "2000",
+        CliRun r = CliRun.of("explain", "--mcpu", "haswell", "--model", "simulator", "--format", "json", "--coverage-samples", "2000",
                 DIV_BLOCK);
         assertEquals(0, r.exit(), r.err());
         JsonNode j = new ObjectMapper().readTree(r.out());
@@ -50,7 +50,7 @@ class ExplainCommandTest {
     @Test
     void htmlIsOneSelfContainedPageWrittenToAFile(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("explain.html");
-        CliRun r = CliRun.of("explain", "--model", "crude", "--format", "html", "--coverage-samples", "2000", "--bucket", "0.25",
+        CliRun r = CliRun.of("explain", "--mcpu", "haswell", "--model", "crude", "--format", "html", "--coverage-samples", "2000", "--bucket", "0.25",
                 "--out", out.toString(), DIV_BLOCK);
         assertEquals(0, r.exit(), r.err());
         assertEquals("", r.out());
@@ -68,7 +68,7 @@ class ExplainCommandTest {
 
     @Test
     void textNamesTheAnchorAndTheContributions() {
-        CliRun r = CliRun.of("explain", "--model", "crude", "--method", "anchors", "--coverage-samples", "2000",
+        CliRun r = CliRun.of("explain", "--mcpu", "haswell", "--model", "crude", "--method", "anchors", "--coverage-samples", "2000",
                 "--bucket", "0.25", DIV_BLOCK);
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("crude on haswell: 10.75 cycles/iteration"), r.out());
@@ -80,27 +80,35 @@ class ExplainCommandTest {
     @Test
     void aFallbackToThePriorIsSaid() throws Exception {
         // test rdx, rdx; jle: GRANITE never saw a conditional jump, so the number is its prior's
-        CliRun text = CliRun.of("explain", "--model", "granite", "--method", "anchors", "--coverage-samples", "200",
-                "4885d27e1d");
+        CliRun text = CliRun.of("explain", "--mcpu", "haswell", "--model", "granite", "--method", "anchors",
+                "--coverage-samples", "200", "4885d27e1d");
         assertEquals(0, text.exit(), text.err());
         assertTrue(text.out().lines().skip(1).findFirst().orElse("").startsWith("note: outside granite's training "
-                + "range (3 tokens of forms it was not trained on: JLE"), text.out());
-        CliRun json = CliRun.of("explain", "--model", "granite", "--method", "anchors", "--coverage-samples", "200",
-                "--format", "json", "4885d27e1d");
+                + "range (unknown forms: JLE"), text.out());
+        assertTrue(text.out().startsWith("granite on haswell: ") && text.out().lines().findFirst().orElse("")
+                .endsWith("source: simulator"), "the number is the simulator's, and the first line says so: "
+                + text.out());
+        CliRun json = CliRun.of("explain", "--mcpu", "haswell", "--model", "granite", "--method", "anchors",
+                "--coverage-samples", "200", "--format", "json", "4885d27e1d");
         assertEquals(0, json.exit(), json.err());
         assertTrue(new ObjectMapper().readTree(json.out()).get("notes").get(0).asText()
                 .contains("its prior's cycles (simulator)"), json.out());
+        // and for scripts: the estimator that answered, which one handed it on, why, and the forms by name
+        var source = new ObjectMapper().readTree(json.out()).get("source");
+        assertEquals("simulator", source.get("estimator").asText(), json.out());
+        assertEquals("granite", source.get("fallback_from").asText(), json.out());
+        assertEquals("JLE", source.get("unknown_forms").get(0).asText(), json.out());
     }
 
     @Test
     void aRelativeBucketScalesWithThePrediction() throws Exception {
-        CliRun r = CliRun.of("explain", "--model", "crude", "--method", "anchors", "--format", "json",
+        CliRun r = CliRun.of("explain", "--mcpu", "haswell", "--model", "crude", "--method", "anchors", "--format", "json",
                 "--coverage-samples", "2000", "--bucket", "5%", DIV_BLOCK);
         assertEquals(0, r.exit(), r.err());
         JsonNode anchor = new ObjectMapper().readTree(r.out()).get("anchor");
         assertEquals(0.05 * 10.75, anchor.get("bucket_cycles").asDouble(), 1e-12);
         for (String bad : new String[] {"-1", "x%", "0"}) {
-            CliRun b = CliRun.of("explain", "--model", "crude", "--bucket", bad, DIV_BLOCK);
+            CliRun b = CliRun.of("explain", "--mcpu", "haswell", "--model", "crude", "--bucket", bad, DIV_BLOCK);
             assertEquals(2, b.exit(), bad);
             assertTrue(b.err().contains("bad --bucket"), b.err());
         }
@@ -108,11 +116,11 @@ class ExplainCommandTest {
 
     @Test
     void badInputIsExitTwoWithOneLine() {
-        CliRun bad = CliRun.of("explain", "48f7");
+        CliRun bad = CliRun.of("explain", "--mcpu", "haswell", "48f7");
         assertEquals(2, bad.exit());
         assertTrue(bad.err().contains("truncated instruction"), bad.err());
         assertEquals(1, bad.err().strip().lines().count(), bad.err());
-        CliRun method = CliRun.of("explain", "--method", "lime", DIV_BLOCK);
+        CliRun method = CliRun.of("explain", "--mcpu", "haswell", "--method", "lime", DIV_BLOCK);
         assertEquals(2, method.exit());
         assertTrue(method.err().contains("unknown method 'lime'"), method.err());
         CliRun cpu = CliRun.of("explain", "--model", "crude", "--mcpu", "skylake", DIV_BLOCK);
@@ -124,11 +132,11 @@ class ExplainCommandTest {
     void theBoundsEstimatorExplainsItselfWithItsBounds() throws Exception {
         // xchg rax, rbx; xchg rdx, rcx; xchg rsi, rdi: decoder-bound at 3 cycles (BoundsTest).
         String xchg = "4887d84887ca4887fe";
-        CliRun text = CliRun.of("explain", "--model", "bounds", "--method", "shapley", xchg);
+        CliRun text = CliRun.of("explain", "--mcpu", "haswell", "--model", "bounds", "--method", "shapley", xchg);
         assertEquals(0, text.exit(), text.err());
         assertTrue(text.out().startsWith("bounds on haswell: 3.00 cycles/iteration"), text.out());
-        assertTrue(text.out().contains("bounds: predecoder 0.94 · decoders 3.00 · issue 2.25"), text.out());
-        CliRun json = CliRun.of("explain", "--model", "bounds", "--method", "shapley", "--format", "json", xchg);
+        assertTrue(text.out().contains("bounds: predecoder: 0.94 · decoders: 3.00 · issue: 2.25"), text.out());
+        CliRun json = CliRun.of("explain", "--mcpu", "haswell", "--model", "bounds", "--method", "shapley", "--format", "json", xchg);
         assertEquals(0, json.exit(), json.err());
         JsonNode b = new ObjectMapper().readTree(json.out()).get("bounds");
         assertEquals("decoders", b.get("winner").asText());
@@ -141,7 +149,7 @@ class ExplainCommandTest {
         Path file = dir.resolve("a-file");
         Files.writeString(file, "x");
         Path out = file.resolve("x.html");
-        CliRun r = CliRun.of("explain", "--model", "crude", "--format", "html", "--out", out.toString(), DIV_BLOCK);
+        CliRun r = CliRun.of("explain", "--mcpu", "haswell", "--model", "crude", "--format", "html", "--out", out.toString(), DIV_BLOCK);
         assertEquals(2, r.exit());
         assertEquals("basalt explain: --out " + out + ": " + file + " is not a folder",
                 r.err().lines().findFirst().orElseThrow());
@@ -149,15 +157,15 @@ class ExplainCommandTest {
 
     @Test
     void aBlockAboveTheSizeLimitIsRefusedInOneLineNamingIt(@TempDir Path dir) throws Exception {
-        CliRun big = CliRun.of("explain", "4801d8".repeat(513)); // 513 × add rax, rbx
+        CliRun big = CliRun.of("explain", "--mcpu", "haswell", "4801d8".repeat(513)); // 513 × add rax, rbx
         assertEquals(2, big.exit());
         assertEquals("basalt explain: block of 513 instructions: explain takes at most 512 (predict and simulate "
                 + "take larger ones)", big.err().strip());
         // 64 KB of hex is past the decoder's 16 KB block, through --input as on the command line.
         Path file = dir.resolve("huge.hex");
         Files.writeString(file, "4801d8".repeat(64 * 1024 / 6) + "\n");
-        for (CliRun r : new CliRun[] {CliRun.of("explain", "--input", file.toString()),
-                CliRun.of("explain", Files.readString(file).strip())}) {
+        for (CliRun r : new CliRun[] {CliRun.of("explain", "--mcpu", "haswell", "--input", file.toString()),
+                CliRun.of("explain", "--mcpu", "haswell", Files.readString(file).strip())}) {
             assertEquals(2, r.exit(), r.err());
             assertTrue(r.err().contains("more than the 16384-byte limit"), r.err());
             assertEquals(1, r.err().strip().lines().count(), r.err());

@@ -34,30 +34,69 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Every {@code ```java} block of the README compiles as it stands and runs: a snippet is its imports, then either
- * a class or statements, which this test puts in the {@code main} of a class of its own (the statements are what a
- * reader pastes into a method). And every {@code <dependency>} the README shows names a module of this build and
- * its version. Compiled with {@code javax.tools} against this module's test class path, which
- * holds every module a library user can depend on; run in this JVM, one after another, each with its output
- * captured. A snippet that names a missing import, uses a variable it does not define, or throws fails here with
- * its README line.
+ * Every {@code ```java} block of the README and of the guide ({@code docs/guide/*.md}) compiles as it stands and
+ * runs: a snippet is its imports, then either a class or statements, which this test puts in the {@code main} of a
+ * class of its own (the statements are what a reader pastes into a method). And every {@code <dependency>} those
+ * pages show names a module of this build and its version. Compiled with {@code javax.tools} against this module's
+ * test class path, which holds every module a library user can depend on; run in this JVM, one after another, each
+ * with its output captured. A snippet that names a missing import, uses a variable it does not define, or throws
+ * fails here with its page and line.
  */
 class ReadmeSnippetsTest {
 
-    /** The README of the project this module belongs to (the surefire configuration names the project folder). */
-    static Path readme() {
-        return Path.of(System.getProperty("basalt.project.dir", "..")).resolve("README.md");
+    /** The project this module belongs to (the surefire configuration names its folder). */
+    static Path project() {
+        return Path.of(System.getProperty("basalt.project.dir", "..")).toAbsolutePath().normalize();
     }
 
-    /** One {@code ```java} block: its text and the README line its first line is on. */
-    record Snippet(int line, String text) {
+    /** The README of the project. */
+    static Path readme() {
+        return project().resolve("README.md");
+    }
+
+    /** The pages whose Java snippets and dependency blocks are checked: the README, then the guide's pages. */
+    static List<Path> pages() throws IOException {
+        List<Path> out = new ArrayList<>();
+        out.add(readme());
+        Path guide = project().resolve("docs/guide");
+        if (Files.isDirectory(guide)) {
+            try (Stream<Path> s = Files.list(guide)) {
+                s.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    /** How a page is named in test names and failures: its path in the project. */
+    static String name(Path page) {
+        Path p = page.toAbsolutePath().normalize();
+        return p.startsWith(project()) ? project().relativize(p).toString() : p.toString();
+    }
+
+    /**
+     * One {@code ```java} block: the page it is on, its text and the page line its first line is on.
+     *
+     * @param prefix what the class this test wraps its statements in starts with, from the page's file name
+     *               ({@code Readme} for README.md, {@code Library} for library.md), so classes of two pages differ
+     */
+    record Snippet(String page, String prefix, int line, String text) {
         private static final Pattern TYPE = Pattern.compile(
                 "^(?:public\\s+)?(?:final\\s+|abstract\\s+)?(?:class|record|interface|enum)\\s+(\\w+)", Pattern.MULTILINE);
+
+        /** A snippet of the README. */
+        Snippet(int line, String text) {
+            this("README.md", "Readme", line, text);
+        }
+
+        /** Where it is, for messages: the page and line. */
+        String where() {
+            return page + " line " + line;
+        }
 
         /** The class a snippet declares itself, or the one this test wraps its statements in. */
         String className() {
             Matcher m = TYPE.matcher(text);
-            return m.find() ? m.group(1) : "ReadmeSnippetAtLine" + line;
+            return m.find() ? m.group(1) : prefix + "SnippetAtLine" + line;
         }
 
         /** The compilation unit: the snippet itself when it declares a type, else its imports and a class around the rest. */
@@ -68,15 +107,15 @@ class ReadmeSnippetsTest {
             int body = 0;
             while (body < lines.size() && (lines.get(body).startsWith("import ") || lines.get(body).isBlank()))
                 body++;
-            // The wrapper adds exactly two lines above the body, so a diagnostic's line maps back to the README.
+            // The wrapper adds exactly two lines above the body, so a diagnostic's line maps back to the page.
             String imports = body == 0 ? "" : String.join("\n", lines.subList(0, body)) + "\n";
             return imports + "public class " + className()
                     + " {\n    public static void main(String[] args) throws Exception {\n"
                     + String.join("\n", lines.subList(body, lines.size())) + "\n    }\n}\n";
         }
 
-        /** The README line of a line of {@link #source()}. */
-        int readmeLine(long sourceLine) {
+        /** The page line of a line of {@link #source()}. */
+        int pageLine(long sourceLine) {
             boolean wrapped = !TYPE.matcher(text).find();
             long importLines = wrapped ? text.lines().takeWhile(l -> l.startsWith("import ") || l.isBlank()).count() : 0;
             long offset = wrapped && sourceLine > importLines ? sourceLine - 2 : sourceLine;
@@ -85,6 +124,23 @@ class ReadmeSnippetsTest {
     }
 
     static List<Snippet> snippets(String markdown) {
+        return snippets("README.md", markdown);
+    }
+
+    /** The class-name prefix of a page's snippets: its file name in camel case ({@code web-page.md}: WebPage). */
+    static String prefix(String page) {
+        String file = Path.of(page).getFileName().toString().replaceFirst("\\.md$", "");
+        StringBuilder out = new StringBuilder();
+        for (String part : file.split("[^A-Za-z0-9]+")) {
+            if (!part.isEmpty())
+                out.append(Character.toUpperCase(part.charAt(0))).append(part.substring(1).toLowerCase(Locale.ROOT));
+        }
+        return out.length() == 0 || !Character.isLetter(out.charAt(0)) ? "Page" + out : out.toString();
+    }
+
+    /** The {@code ```java} blocks of {@code markdown}, the text of {@code page}. */
+    static List<Snippet> snippets(String page, String markdown) {
+        String prefix = prefix(page);
         List<Snippet> out = new ArrayList<>();
         List<String> lines = markdown.lines().toList();
         for (int i = 0; i < lines.size(); i++) {
@@ -95,8 +151,8 @@ class ReadmeSnippetsTest {
             while (end < lines.size() && !lines.get(end).strip().equals("```"))
                 end++;
             if (end == lines.size())
-                throw new IllegalArgumentException("README line " + (i + 1) + ": ```java block is never closed");
-            out.add(new Snippet(start + 1, String.join("\n", lines.subList(start, end)) + "\n"));
+                throw new IllegalArgumentException(page + " line " + (i + 1) + ": ```java block is never closed");
+            out.add(new Snippet(page, prefix, start + 1, String.join("\n", lines.subList(start, end)) + "\n"));
             i = end;
         }
         return out;
@@ -113,16 +169,22 @@ class ReadmeSnippetsTest {
         assertEquals("class A {}\n", found.get(1).source());
         List<String> wrapped = found.get(0).source().lines().toList();
         assertEquals("List<String> s = List.of();", wrapped.get(4));
-        assertEquals(5, found.get(0).readmeLine(5), "source line 5 is the statement on README line 5");
-        assertEquals(3, found.get(0).readmeLine(1), "the import stays on its line");
+        assertEquals(5, found.get(0).pageLine(5), "source line 5 is the statement on README line 5");
+        assertEquals(3, found.get(0).pageLine(1), "the import stays on its line");
+        List<Snippet> guide = snippets("docs/guide/web-page.md", "```java\nint x = 1;\n```\n");
+        assertEquals("WebPageSnippetAtLine2", guide.get(0).className());
+        assertEquals("docs/guide/web-page.md line 2", guide.get(0).where());
+        assertEquals("Library", prefix("docs/guide/library.md"));
     }
 
     @TestFactory
     Stream<DynamicTest> everyJavaSnippetCompilesAndRuns(@TempDir Path classes) throws IOException {
-        List<Snippet> all = snippets(Files.readString(readme()));
-        assertTrue(all.size() >= 4, "the README's library and data sections have Java snippets; found " + all.size());
-        return all.stream().map(s -> DynamicTest.dynamicTest("README line " + s.line(), () -> {
-            Path out = Files.createDirectories(classes.resolve("line" + s.line()));
+        List<Snippet> all = new ArrayList<>();
+        for (Path page : pages())
+            all.addAll(snippets(name(page), Files.readString(page)));
+        assertTrue(all.size() >= 1, "the README and the guide's library page have Java snippets; found " + all.size());
+        return all.stream().map(s -> DynamicTest.dynamicTest(s.where(), () -> {
+            Path out = Files.createDirectories(classes.resolve(s.prefix() + "-line" + s.line()));
             compile(s, out);
             run(s, out);
         }));
@@ -132,26 +194,27 @@ class ReadmeSnippetsTest {
     void theDependencyBlocksNameThisBuildsModulesAndVersion() throws IOException {
         String version = System.getProperty("basalt.version");
         assertTrue(version != null, "the surefire configuration passes basalt.version");
-        String markdown = Files.readString(readme());
-        Matcher xml = Pattern.compile("(?s)```xml\n(.*?)```").matcher(markdown);
         int dependencies = 0;
-        while (xml.find()) {
-            Matcher d = Pattern.compile("(?s)<dependency>(.*?)</dependency>").matcher(xml.group(1));
-            while (d.find()) {
-                String block = d.group(1);
-                dependencies++;
-                assertTrue(block.contains("<groupId>dev.basalt</groupId>"), block);
-                assertTrue(block.contains("<version>" + version + "</version>"), "not this build's version, " + version
-                        + ": " + block);
-                Matcher artifact = Pattern.compile("<artifactId>basalt-(\\w+)</artifactId>").matcher(block);
-                assertTrue(artifact.find(), block);
-                Path modulePom = readme().resolveSibling(artifact.group(1)).resolve("pom.xml");
-                assertTrue(Files.isRegularFile(modulePom) && Files.readString(modulePom)
-                        .contains("<artifactId>basalt-" + artifact.group(1) + "</artifactId>"),
-                        "no module publishes basalt-" + artifact.group(1));
+        for (Path page : pages()) {
+            Matcher xml = Pattern.compile("(?s)```xml\n(.*?)```").matcher(Files.readString(page));
+            while (xml.find()) {
+                Matcher d = Pattern.compile("(?s)<dependency>(.*?)</dependency>").matcher(xml.group(1));
+                while (d.find()) {
+                    String block = d.group(1);
+                    dependencies++;
+                    assertTrue(block.contains("<groupId>dev.basalt</groupId>"), block);
+                    assertTrue(block.contains("<version>" + version + "</version>"), name(page) + ": not this build's version, " + version
+                            + ": " + block);
+                    Matcher artifact = Pattern.compile("<artifactId>basalt-(\\w+)</artifactId>").matcher(block);
+                    assertTrue(artifact.find(), block);
+                    Path modulePom = project().resolve(artifact.group(1)).resolve("pom.xml");
+                    assertTrue(Files.isRegularFile(modulePom) && Files.readString(modulePom)
+                            .contains("<artifactId>basalt-" + artifact.group(1) + "</artifactId>"),
+                            name(page) + ": no module publishes basalt-" + artifact.group(1));
+                }
             }
         }
-        assertTrue(dependencies > 0, "the README shows how to depend on Basalt (an ```xml <dependency> block)");
+        assertTrue(dependencies > 0, "the README or the guide shows how to depend on Basalt (an ```xml <dependency> block)");
     }
 
     private static void compile(Snippet s, Path out) throws IOException {
@@ -167,10 +230,10 @@ class ReadmeSnippetsTest {
                     null, files.getJavaFileObjects(src)).call();
             String errors = diagnostics.getDiagnostics().stream()
                     .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
-                    .map(d -> "README line " + s.readmeLine(d.getLineNumber()) + ": " + d.getMessage(Locale.ROOT))
+                    .map(d -> s.page() + " line " + s.pageLine(d.getLineNumber()) + ": " + d.getMessage(Locale.ROOT))
                     .collect(Collectors.joining("\n"));
             if (!ok)
-                fail("the README's snippet at line " + s.line() + " does not compile:\n" + errors + "\n--- as compiled:\n"
+                fail("the snippet at " + s.where() + " does not compile:\n" + errors + "\n--- as compiled:\n"
                         + s.source());
         }
     }
@@ -187,10 +250,10 @@ class ReadmeSnippetsTest {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
             main.invoke(null, (Object) new String[0]);
         } catch (InvocationTargetException e) {
-            throw new AssertionError("the README's snippet at line " + s.line() + " throws", e.getCause());
+            throw new AssertionError("the snippet at " + s.where() + " throws", e.getCause());
         } finally {
             System.setOut(stdout);
         }
-        stdout.println("README line " + s.line() + " prints:\n" + captured.toString(StandardCharsets.UTF_8).indent(2));
+        stdout.println(s.where() + " prints:\n" + captured.toString(StandardCharsets.UTF_8).indent(2));
     }
 }

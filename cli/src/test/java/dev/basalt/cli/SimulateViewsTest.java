@@ -91,7 +91,7 @@ class SimulateViewsTest {
             assertTrue(line.length() <= 120, "fits a terminal: " + line);
         }
         assertTrue(text.out().contains("imul rbx, rbx") && text.out().contains("(macro-fused with 2)"), text.out());
-        CliRun bad = CliRun.of("simulate", "--view", "pipeline", loop);
+        CliRun bad = CliRun.of("simulate", "--mcpu", "haswell", "--view", "pipeline", loop);
         assertEquals(2, bad.exit());
         assertEquals("basalt simulate: unknown --view 'pipeline': use summary, instructions or timeline",
                 bad.err().lines().findFirst().orElse(""));

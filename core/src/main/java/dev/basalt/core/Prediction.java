@@ -20,9 +20,11 @@ import java.util.Map;
  *                           empty when nothing is known to be wrong
  * @param intervals          prediction intervals at several levels, by increasing level (a learned model's, from
  *                           its calibration); empty when the estimator gives none
+ * @param source             which estimator's number this is: {@link Source#ASKED} when the estimator asked
+ *                           answered itself, else the one it handed the block to and why
  */
 public record Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
-                         Map<String, Double> details, List<String> notes, List<Interval> intervals) {
+                         Map<String, Double> details, List<String> notes, List<Interval> intervals, Source source) {
 
     public Prediction {
         if (!Double.isFinite(baseline)) {
@@ -37,6 +39,23 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
                 : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
         notes = List.copyOf(notes);
         intervals = List.copyOf(intervals);
+        java.util.Objects.requireNonNull(source, "source");
+    }
+
+    /** A prediction the estimator asked made itself. */
+    public Prediction(double cyclesPerIteration, List<Double> contributions, double baseline,
+                      Map<String, Double> details, List<String> notes, List<Interval> intervals) {
+        this(cyclesPerIteration, contributions, baseline, details, notes, intervals, Source.ASKED);
+    }
+
+    /** This prediction as made by {@code by}. */
+    public Prediction withSource(Source by) {
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, notes, intervals, by);
+    }
+
+    /** Which estimator made it, {@code asked} when the estimator asked answered itself. */
+    public Source source(String asked) {
+        return source.orAsked(asked);
     }
 
     /** A prediction without intervals. */
@@ -58,12 +77,12 @@ public record Prediction(double cyclesPerIteration, List<Double> contributions, 
         }
         List<String> all = new java.util.ArrayList<>(notes);
         all.addAll(more);
-        return new Prediction(cyclesPerIteration, contributions, baseline, details, all, intervals);
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, all, intervals, source);
     }
 
     /** This prediction with {@code levels} as its intervals. */
     public Prediction withIntervals(List<Interval> levels) {
-        return new Prediction(cyclesPerIteration, contributions, baseline, details, notes, levels);
+        return new Prediction(cyclesPerIteration, contributions, baseline, details, notes, levels, source);
     }
 
     /** The interval at {@code level}, when the estimator gives one. */

@@ -36,6 +36,22 @@ public final class ReportJson {
         }
     }
 
+    /**
+     * A prediction's {@code source} as JSON: {@code {"estimator": "simulator"}} when the estimator asked answered,
+     * else also {@code fallback_from}, {@code reason} and {@code unknown_forms} (the forms it was never trained on).
+     */
+    public static com.fasterxml.jackson.databind.node.ObjectNode source(Source s) {
+        var n = MAPPER.createObjectNode();
+        n.put("estimator", s.estimator());
+        if (s.isFallback()) {
+            n.put("fallback_from", s.fallbackFrom());
+            n.put("reason", s.reason());
+            var forms = n.putArray("unknown_forms");
+            s.unknownForms().forEach(forms::add);
+        }
+        return n;
+    }
+
     /** {@code v} to six decimals; -0 is 0; values too large to hold six decimals, NaN and infinities as they are. */
     public static double round(double v) {
         if (!Double.isFinite(v) || Math.abs(v) >= 1e9) {

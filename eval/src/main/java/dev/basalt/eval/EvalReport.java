@@ -64,7 +64,7 @@ public final class EvalReport {
             out.put("scatter-" + cpu.llvmName() + ".png", scatter(r, cpu));
         }
         out.put("mape-by-size.png", bySize(r));
-        out.put("mape-by-source.png", bySource(r));
+        out.put("mape-by-program.png", bySource(r));
         if (r.rows().stream().anyMatch(x -> x.intervals().isPresent())) {
             out.put("reliability.png", reliability(r));
         }
@@ -150,7 +150,7 @@ public final class EvalReport {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         BlockSources sources = BlockSources.bundled();
         try (CSVPrinter csv = new CSVPrinter(new OutputStreamWriter(bytes, StandardCharsets.UTF_8), CSVFormat.DEFAULT)) {
-            csv.printRecord("hex", "mcpu", "estimator", "measured", "predicted", "ape", "instructions", "source",
+            csv.printRecord("hex", "mcpu", "estimator", "measured", "predicted", "ape", "instructions", "program",
                     "interval_low", "interval_high");
             for (Map.Entry<Microarchitecture, List<LabelledBlock>> e : r.blocks().entrySet()) {
                 Microarchitecture cpu = e.getKey();

@@ -124,6 +124,7 @@ public final class Explainer {
         List<Double> own = model instanceof SimulatorEstimator sim ? sim.bottleneckShares(block, uarch)
                 : p.contributions();
         return new Explanation(block, model.name(), uarch, p.cyclesPerIteration(), own, p.baseline(),
-                anchor, shapley, bottleneck, bounds, anchorSeconds, shapleySeconds, p.notes());
+                anchor, shapley, bottleneck, bounds, anchorSeconds, shapleySeconds, p.notes(),
+                p.source(model.name()));
     }
 }

@@ -27,15 +27,18 @@ import java.util.Optional;
  * @param anchorSeconds       wall time of the anchor search
  * @param shapleySeconds      wall time of the Shapley estimate
  * @param notes               what the prediction says of itself (a fallback to the prior, an unmodelled instruction)
+ * @param source              which estimator's number {@code prediction} is (the model's, or what it handed the block
+ *                            to and why)
  */
 public record Explanation(BasicBlock block, String model, Microarchitecture uarch, double prediction,
                           List<Double> modelContributions, double modelBaseline, Optional<Anchors.Result> anchor,
                           Optional<Shapley.Result> shapley, Optional<Bottleneck> bottleneck,
                           Optional<dev.basalt.simulator.bounds.Bounds> bounds, double anchorSeconds, double shapleySeconds,
-                          List<String> notes) {
+                          List<String> notes, dev.basalt.core.Source source) {
 
     public Explanation {
         notes = List.copyOf(notes);
+        Objects.requireNonNull(source, "source");
         Objects.requireNonNull(block, "block");
         Objects.requireNonNull(model, "model");
         Objects.requireNonNull(uarch, "uarch");

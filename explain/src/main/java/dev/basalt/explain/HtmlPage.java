@@ -75,9 +75,7 @@ final class HtmlPage {
         });
         e.bottleneck().ifPresent(b -> h.append("<div class=\"card\"><h2>Simulator bottleneck</h2><div>")
                 .append(esc(b.describe())).append(String.format(Locale.ROOT, "</div><div class=\"num small\">"
-                        + "bounds: front end %.2f · issue %.2f · port %s %.2f · chain %.2f</div></div>%n",
-                        b.frontEndBound(), b.dispatchBound(),
-                        esc(b.busiestPort()), b.portBound(), b.chainBound())));
+                        + "bounds: %s</div></div>%n", esc(b.bounds()))));
         e.bounds().ifPresent(b -> h.append("<div class=\"card\"><h2>Analytical bounds</h2><div class=\"num\">")
                 .append(esc(b.describe())).append("</div></div>\n"));
         List<Double> c = e.contributions();

@@ -24,8 +24,8 @@ public final class Reports {
     /** Text for the terminal. */
     public static String text(Explanation e) {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%s on %s: %.2f cycles/iteration%n", e.model(), e.uarch(),
-                e.prediction()));
+        sb.append(String.format(Locale.ROOT, "%s on %s: %.2f cycles/iteration%s%n", e.model(), e.uarch(),
+                e.prediction(), e.source().isFallback() ? "  source: " + e.source().estimator() : ""));
         // what the prediction itself says: a fallback to the model's prior, an instruction whose cost is not modelled
         e.notes().forEach(n -> sb.append("note: ").append(n).append('\n'));
         e.bottleneck().ifPresent(b -> sb.append("bottleneck: ").append(b.describe()).append('\n'));
@@ -87,6 +87,7 @@ public final class Reports {
         root.put("model", e.model());
         root.put("mcpu", e.uarch().llvmName());
         root.put("cycles_per_iteration", e.prediction());
+        root.set("source", dev.basalt.core.ReportJson.source(e.source()));
         ArrayNode notes = root.putArray("notes");
         e.notes().forEach(notes::add);
         ArrayNode insns = root.putArray("instructions");

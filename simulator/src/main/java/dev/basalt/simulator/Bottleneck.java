@@ -47,7 +47,7 @@ public record Bottleneck(Kind kind, double cyclesPerIteration, double frontEndBo
         this(kind, cyclesPerIteration, frontEndBound, dispatchBound, portBound, busiestPort, chainBound, chain,
                 switch (kind) {
                     case FRONT_END -> "front end";
-                    case DISPATCH_WIDTH -> "dispatch width";
+                    case DISPATCH_WIDTH -> "issue width";
                     case PORT_PRESSURE -> "port " + busiestPort;
                     case DEPENDENCY_CHAIN -> "dependency chain";
                 }, kind == Kind.DEPENDENCY_CHAIN ? chain : List.of());
@@ -84,17 +84,17 @@ public record Bottleneck(Kind kind, double cyclesPerIteration, double frontEndBo
         };
     }
 
-    /** Every bound, for people: {@code front end 1.88 · issue 1.50 · port 5 1.50 · latency chain 1.00}. */
+    /** Every bound, for people: {@code front end: 1.88 · issue: 1.50 · port 5: 1.50 · latency: 1.00}. */
     public String bounds() {
-        return String.format(java.util.Locale.ROOT, "front end %.2f · issue %.2f · port %s %.2f · latency chain %.2f",
+        return String.format(java.util.Locale.ROOT, "front end: %.2f · issue: %.2f · port %s: %.2f · latency: %.2f",
                 frontEndBound, dispatchBound, busiestPort.isEmpty() ? "-" : busiestPort, portBound, chainBound);
     }
 
     /** One line for people: {@code port pressure: port 0 busy 2.00 of 2.05 cycles/iteration}. */
     public String describe() {
         String what = switch (kind) {
-            case FRONT_END -> String.format(java.util.Locale.ROOT, "front end (%s): %.2f of %.2f cycles/iteration",
-                    resource, frontEndBound, cyclesPerIteration);
+            case FRONT_END -> String.format(java.util.Locale.ROOT, "front end: %s%.2f of %.2f cycles/iteration",
+                    resource.equals("front end") ? "" : resource + " ", frontEndBound, cyclesPerIteration);
             case DISPATCH_WIDTH -> String.format(java.util.Locale.ROOT, "%s: %.2f of %.2f cycles/iteration", resource,
                     dispatchBound, cyclesPerIteration);
             case PORT_PRESSURE -> String.format(java.util.Locale.ROOT, "port pressure: %s busy %.2f of %.2f "

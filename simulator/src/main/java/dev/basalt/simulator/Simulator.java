@@ -188,7 +188,8 @@ public final class Simulator implements RunModel {
         String resource = switch (won) {
             case PREDECODER -> "predecoder";
             case DECODERS -> "decoders";
-            case DELIVERY -> b.source() == UopSource.LSD ? "loop stream detector" : "micro-op cache";
+            case DELIVERY -> b.source() == UopSource.LSD ? "delivery from the loop stream detector (lsd)"
+                    : "delivery from the micro-op cache (dsb)";
             case ISSUE -> "issue width";
             case PORTS -> (b.portSet().length() > 1 && !b.portSet().contains(",") ? "ports " : "port ") + b.portSet();
             case LATENCY -> "dependency chain";
@@ -235,8 +236,8 @@ public final class Simulator implements RunModel {
         /** {@code loop, micro-ops from the loop stream detector; macro-fused 2+3} and the like. */
         public String describe() {
             String s = loop ? "loop, micro-ops from " + switch (source) {
-                case LSD -> "the loop stream detector (LSD)";
-                case DSB -> "the micro-op cache (DSB)";
+                case LSD -> "the loop stream detector (lsd)";
+                case DSB -> "the micro-op cache (dsb)";
                 case LEGACY -> "the legacy decoders";
             } : "unrolled (straight-line code)";
             return fusedPairs.isEmpty() ? s : s + "; macro-fused " + fusedPairs.stream()

@@ -45,7 +45,10 @@ public final class BulkJob {
             .add("interval_high", DataTypes.DoubleType, true)
             .add("memory", DataTypes.StringType, true)
             .add("note", DataTypes.StringType, true)
-            .add("error", DataTypes.StringType, true);
+            .add("error", DataTypes.StringType, true)
+            // who answered: the model, or the estimator it handed the block to (source_reason says why)
+            .add("source", DataTypes.StringType, true)
+            .add("source_reason", DataTypes.StringType, true);
 
     /** Blocks per {@code predictEach} call (a learned model is many times faster on a batch). */
     public static final int BATCH = 256;
@@ -144,9 +147,11 @@ public final class BulkJob {
                     Optional<Interval> iv = p.get().interval();
                     String note = p.get().note();
                     String memory = estimator instanceof LoopAware aware ? aware.memoryOf(blocks[i], cpu) : null;
+                    dev.basalt.core.Source source = p.get().source(model);
                     rows.add(RowFactory.create(hexes.get(i), cpu.llvmName(), model, p.get().cyclesPerIteration(),
                             iv.map(Interval::low).orElse(null), iv.map(Interval::high).orElse(null), memory,
-                            note == null || note.isEmpty() ? null : note, null));
+                            note == null || note.isEmpty() ? null : note, null, source.estimator(),
+                            source.reason().isEmpty() ? null : source.reason()));
                 }
             }
         }
@@ -154,7 +159,7 @@ public final class BulkJob {
     }
 
     private static Row error(String hex, Microarchitecture cpu, String model, String reason) {
-        return RowFactory.create(hex, cpu.llvmName(), model, null, null, null, null, null, reason);
+        return RowFactory.create(hex, cpu.llvmName(), model, null, null, null, null, null, reason, null, null);
     }
 
     /**

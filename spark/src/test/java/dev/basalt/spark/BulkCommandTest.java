@@ -63,7 +63,7 @@ class BulkCommandTest {
         try (var parts = Files.list(output)) {
             for (Path p : parts.filter(p -> p.getFileName().toString().startsWith("part-")).sorted().toList()) {
                 List<String> l = Files.readAllLines(p);
-                assertEquals("hex,mcpu,model,cycles_per_iteration,interval_low,interval_high,memory,note,error", l.get(0));
+                assertEquals("hex,mcpu,model,cycles_per_iteration,interval_low,interval_high,memory,note,error,source,source_reason", l.get(0));
                 rows.addAll(l.subList(1, l.size()));
             }
         }

@@ -406,11 +406,11 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head,
                         statistics == null ? Double.NaN : Priors.criticalShare(prior, statistics[g], head));
                 List<String> unseen = range == null || outside != null ? List.of() : unseenTokens(prepared.get(k));
+                List<String> forms = unseen.stream().distinct().toList();
                 if (!unseen.isEmpty()) {
                     // which forms, so that a reader can tell a rare instruction from a tokenizer gap
                     List<String> named = unseen.stream().distinct().limit(4).toList();
-                    outside = unseen.size() + " token" + (unseen.size() == 1 ? "" : "s") + " of forms it was not "
-                            + "trained on: " + String.join(", ", named)
+                    outside = "unknown forms: " + String.join(", ", named)
                             + (unseen.stream().distinct().count() > named.size() ? ", …" : "");
                 }
                 if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
@@ -419,7 +419,9 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                             .withNotes(dev.basalt.core.UnmodelledInstructions.notes(blocks.get(g)))
                             .withNotes(List.of("outside " + name() + "'s training range (" + outside + "): its "
                                     + "prior's cycles (" + range.priorName() + "), with an interval twice as wide"))
-                            .withIntervals(calibration.widened(head, priorCycles));
+                            .withIntervals(calibration.widened(head, priorCycles))
+                            .withSource(dev.basalt.core.Source.fallback(range.priorName(), name(),
+                                    "outside " + name() + "'s training range (" + outside + ")", forms));
                     continue;
                 }
                 Prediction made = new Prediction(cycles, parts, priorCycles)

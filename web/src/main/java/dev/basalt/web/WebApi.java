@@ -43,6 +43,8 @@ public final class WebApi {
 
     /** Estimators the page offers (no model files: a request names no path). */
     public static final List<String> ESTIMATORS = List.of("granite", "ithemal", "simulator", "bounds");
+    /** What the page predicts with when it opens: every command's default. */
+    public static final String DEFAULT_ESTIMATOR = "granite";
 
     /** Most blocks one request predicts. */
     public static final int MAX_BLOCKS = 64;
@@ -61,6 +63,18 @@ public final class WebApi {
 
     private final Map<String, Optional<ThroughputEstimator>> estimators = new ConcurrentHashMap<>();
     private final Map<Microarchitecture, Simulator> simulators = new ConcurrentHashMap<>();
+    /** The CPUs the page ticks when it opens: the command line's default CPUs (its caller's). */
+    private final List<Microarchitecture> defaultCpus;
+
+    /** The page's API with {@code defaultCpus} ticked when it opens and GRANITE, every command's default model. */
+    public WebApi(List<Microarchitecture> defaultCpus) {
+        this.defaultCpus = List.copyOf(defaultCpus);
+    }
+
+    /** Haswell ticked when the page opens. */
+    public WebApi() {
+        this(List.of(Microarchitecture.HASWELL));
+    }
     private final Map<Microarchitecture, SimulatorEstimator> explainers = new ConcurrentHashMap<>();
 
     private Optional<ThroughputEstimator> estimator(String name) {
@@ -89,6 +103,10 @@ public final class WebApi {
             }
         }
         root.put("max_blocks", MAX_BLOCKS);
+        ArrayNode ticked = root.putArray("default_cpus");
+        defaultCpus.forEach(m -> ticked.add(m.llvmName()));
+        // (the web module alone has only the simulator's models)
+        root.put("default_estimator", estimator(DEFAULT_ESTIMATOR).isPresent() ? DEFAULT_ESTIMATOR : "simulator");
         return root;
     }
 
@@ -220,7 +238,7 @@ public final class WebApi {
         ArrayNode out = root.putArray("blocks");
         for (Input in : inputs) {
             ObjectNode b = out.addObject();
-            b.put("source", in.source()).put("hex", in.hex());
+            b.put("input", in.source()).put("hex", in.hex());
             BasicBlock block;
             try {
                 block = BasicBlock.fromHex(in.hex());
@@ -244,6 +262,7 @@ public final class WebApi {
                     }
                     Prediction pr = got.get();
                     p.put("cycles", pr.cyclesPerIteration());
+                    p.set("source", dev.basalt.core.ReportJson.source(pr.source(name)));
                     pr.interval().ifPresent(iv -> p.put("low", iv.low()).put("high", iv.high()));
                     ArrayNode notes = p.putArray("notes");
                     pr.notes().forEach(notes::add);

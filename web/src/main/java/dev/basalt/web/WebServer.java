@@ -46,13 +46,14 @@ public final class WebServer implements AutoCloseable {
     }
 
     private final Javalin app;
-    private final WebApi api = new WebApi();
+    private final WebApi api;
     private final Limits limits;
     private final Semaphore permits;
     private final ExecutorService workers;
 
-    private WebServer(Javalin app, Limits limits) {
+    private WebServer(Javalin app, Limits limits, WebApi api) {
         this.app = app;
+        this.api = api;
         this.limits = limits;
         this.permits = new Semaphore(limits.concurrency());
         this.workers = Executors.newFixedThreadPool(limits.concurrency(), r -> {
@@ -64,6 +65,11 @@ public final class WebServer implements AutoCloseable {
 
     /** Starts serving on {@code host}:{@code port} (0: any free port). */
     public static WebServer start(String host, int port, Limits limits) {
+        return start(host, port, limits, new WebApi());
+    }
+
+    /** Starts serving {@code api} on {@code host}:{@code port} (0: any free port). */
+    public static WebServer start(String host, int port, Limits limits, WebApi api) {
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
             // the page's JSON as the commands write it: numbers to six decimals (core ReportJson)
@@ -75,7 +81,7 @@ public final class WebServer implements AutoCloseable {
                 files.location = Location.CLASSPATH;
             });
         });
-        WebServer server = new WebServer(app, limits);
+        WebServer server = new WebServer(app, limits, api);
         app.get("/api/info", ctx -> ctx.json(server.api.info()));
         app.post("/api/predict", ctx -> server.run(ctx, () -> server.api.predict(WebApi.parse(ctx.body()))));
         app.post("/api/upload", ctx -> {

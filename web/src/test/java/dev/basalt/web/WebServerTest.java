@@ -39,7 +39,7 @@ class WebServerTest {
                             + "\"estimators\":[\"simulator\",\"bounds\"]}"));
             assertEquals(200, r.statusCode(), r.body());
             JsonNode block = JSON.readTree(r.body()).get("blocks").get(0);
-            assertTrue(block.get("source").asText().endsWith(", a loop"), block.get("source").asText());
+            assertTrue(block.get("input").asText().endsWith(", a loop"), block.get("input").asText());
             assertEquals(4.0, block.get("predictions").get(0).get("cycles").asDouble(), 1e-9);
             JsonNode d = block.get("details").get(0);
             assertEquals("dependency_chain", d.get("bottleneck").get("kind").asText());

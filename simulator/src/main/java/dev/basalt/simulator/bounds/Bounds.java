@@ -249,14 +249,13 @@ public final class Bounds {
         return top;
     }
 
-    /** One line for people: {@code predecoder 3.44 · decoders 1.00 · issue 0.50 · ports 0.50 (0156) · latency 1.00}. */
+    /** One line for people: {@code predecoder: 3.44 · decoders: 1.00 · issue: 0.50 · ports: 0.50 (0156) · latency: 1.00}. */
     public String describe() {
         String front = source == RunModel.UopSource.LEGACY
-                ? String.format(Locale.ROOT, "predecoder %.2f · decoders %.2f", predecoder, decoders)
-                : String.format(Locale.ROOT, "%s %.2f", source.name().toLowerCase(Locale.ROOT), delivery);
-        String won = winner == Kind.DELIVERY ? source.name().toLowerCase(Locale.ROOT)
-                : winner.name().toLowerCase(Locale.ROOT);
-        return String.format(Locale.ROOT, "%s · issue %.2f · ports %.2f (%s) · latency %.2f %s → %s", front, issue,
+                ? String.format(Locale.ROOT, "predecoder: %.2f · decoders: %.2f", predecoder, decoders)
+                : String.format(Locale.ROOT, "delivery (%s): %.2f", source.name().toLowerCase(Locale.ROOT), delivery);
+        String won = winner.name().toLowerCase(Locale.ROOT);
+        return String.format(Locale.ROOT, "%s · issue: %.2f · ports: %.2f (%s) · latency: %.2f %s → %s", front, issue,
                 ports, portSet.isEmpty() ? "-" : portSet, latency, critical, won);
     }
 

@@ -25,12 +25,12 @@ async function loadInfo() {
   const info = await (await fetch('api/info')).json();
   for (const c of info.cpus) {
     const box = el('input', { type: 'checkbox', value: c.name, id: 'cpu-' + c.name });
-    box.checked = c.name === 'haswell';
+    box.checked = info.default_cpus.includes(c.name);
     $('cpus').append(el('label', { title: c.title + ' (' + c.evidence + ')' }, box, ' ' + c.name));
   }
   for (const name of info.estimators) {
     const box = el('input', { type: 'checkbox', value: name, id: 'est-' + name });
-    box.checked = name === 'simulator';
+    box.checked = name === info.default_estimator;
     $('estimators').append(el('label', {}, box, ' ' + name));
   }
 }
@@ -97,7 +97,7 @@ function render(result) {
   out.replaceChildren();
   for (const b of result.blocks) {
     const div = el('div', { class: 'block' });
-    div.append(el('div', { class: 'source' }, b.source), el('div', { class: 'hex' }, b.hex));
+    div.append(el('div', { class: 'input' }, b.input), el('div', { class: 'hex' }, b.hex));
     if (b.error) { div.append(el('div', { class: 'error-cell' }, b.error)); out.append(div); continue; }
     const preds = el('table', { class: 'predictions' },
       el('tr', {}, el('th', {}, 'CPU'), el('th', {}, 'estimator'), el('th', {}, 'cycles/iteration'),
