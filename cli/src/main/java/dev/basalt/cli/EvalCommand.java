@@ -40,8 +40,8 @@ final class EvalCommand implements Callable<Integer> {
                     + "for llvm-mca-14 itself); default ${DEFAULT-VALUE}.")
     List<String> models;
 
-    @Option(names = "--mcpu", split = ",", description = "CPUs (default: those BHive measured; a CPU Basalt "
-            + "measured, such as znver5, is scored on its own data set).")
+    @Option(names = "--mcpu", paramLabel = "CPU", split = ",", description = "CPUs, comma-separated or repeated ("
+            + DefaultCpus.HELP + "); a CPU Basalt measured, such as znver5, is scored on its own data set.")
     List<Microarchitecture> mcpu;
 
     @Option(names = "--split", defaultValue = "test", description = "train, validation, test or all (default "
@@ -166,8 +166,8 @@ final class EvalCommand implements Callable<Integer> {
                 checkModelFile(m, known);
             }
         }
-        List<Microarchitecture> cpus = mcpu == null || mcpu.isEmpty() ? Microarchitecture.measured()
-                : mcpu.stream().distinct().toList();
+        List<Microarchitecture> cpus = DefaultCpus.resolve(mcpu, DefaultCpus.shipped(), spec.commandLine().getErr(),
+                "basalt eval");
         Dataset data = Dataset.bundled();
         for (Microarchitecture m : cpus) { // a CPU Basalt measured is scored on its own measurements
             if (m.descriptor().measured().isPresent()) {

@@ -41,11 +41,12 @@ public final class BulkCommand implements Callable<Integer> {
     Path output;
 
     @Option(names = "--models", split = ",", paramLabel = "MODEL", description = "Estimators (default: "
-            + "${DEFAULT-VALUE}).", defaultValue = "simulator")
+            + "${DEFAULT-VALUE}, every command's default).", defaultValue = "granite")
     List<String> models;
 
-    @Option(names = "--mcpu", split = ",", paramLabel = "CPU", description = "CPUs (default: ${DEFAULT-VALUE}).",
-            defaultValue = "haswell,skylake,ivybridge")
+    @Option(names = "--mcpu", split = ",", paramLabel = "CPU", description = "CPUs (default: ${DEFAULT-VALUE}: every "
+            + "measured CPU, as the other commands on a machine Basalt has not measured; a cluster's machines are not "
+            + "the ones the blocks are for).", defaultValue = "haswell,skylake,ivybridge,znver5,graniterapids")
     List<String> cpus;
 
     @Option(names = "--memory", paramLabel = "MODEL", description = "For the simulator-based models: auto (harness "

@@ -122,7 +122,7 @@ class BulkCommandTest {
             s.stop();
         }
         Run ok = run("--input", good.toString(), "--output", dir.resolve("out").toString(), "--mcpu", "haswell",
-                "--measured-on", "haswell", "--master", "local[1]");
+                "--models", "simulator", "--measured-on", "haswell", "--master", "local[1]");
         assertEquals(0, ok.exit(), ok.err());
         assertTrue(ok.out().contains("2 rows read, 2 distinct blocks, 0 error rows"), ok.out());
         assertTrue(ok.out().matches("(?s).*simulator +haswell +2 +1\\.500 +0\\.00% \\(2\\).*"), ok.out());
