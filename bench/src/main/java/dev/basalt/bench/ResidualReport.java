@@ -27,7 +27,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Where the tuned simulator's error is (issue 37's starting point): its predictions on the train and validation
+ * Where the tuned simulator's error is (where the residual work started): its predictions on the train and validation
  * splits of the bundled BHive sample — never the test split — grouped by cause: instruction classes the block holds
  * (dividers, FP divide and square root, {@code cvtsi2*} merges, runs of push/pop, fences, locks, load+operation
  * forms), the bound that wins ({@code bounds}' largest), the memory pattern and the block's size. Per group: blocks, mean APE, mean signed error (positive: predicted too slow), the group's share of all
@@ -56,7 +56,7 @@ public final class ResidualReport {
         }
     }
 
-    /** The instruction classes of issue 37's residual causes that {@code block} holds (empty: none of them). */
+    /** The instruction classes of the residual causes that {@code block} holds (empty: none of them). */
     static Set<String> classes(BasicBlock block) {
         Set<String> out = new LinkedHashSet<>();
         int pushPop = 0;

@@ -21,7 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The load test of {@code basalt serve} (issue 39), loopback only: {@code clients} threads each post predictions
+ * The load test of {@code basalt serve}, loopback only: {@code clients} threads each post predictions
  * of bundled BHive blocks (and, one in ten, a bad input) back to back for {@code seconds}, to a server started in
  * this JVM with the default limits. It counts answers by status — 200 predicted, 400 the bad inputs' errors, 503
  * "busy" (the concurrency limit working) — and everything else as an error (any other status, a refused or dropped

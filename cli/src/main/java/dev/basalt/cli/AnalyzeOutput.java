@@ -137,13 +137,19 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
     }
 
     String summary() {
-        String s = String.format(Locale.ROOT, "%s%s: %,d function(s), %,d instructions, %,d blocks, %,d loops,"
-                + " %,d bytes skipped", header.file(), switch (header.found().boundaries()) {
+        String s = String.format(Locale.ROOT, "%s%s: %s, %s, %s, %s, %s skipped", header.file(),
+                switch (header.found().boundaries()) {
                     case UNWIND_TABLE -> " (stripped: functions from the unwind table, .eh_frame)";
                     case SECTIONS -> " (stripped: each executable section analyzed whole)";
                     case SYMBOLS -> "";
-                }, functions, instructions, blocks, loops, skipped);
+                }, count(functions, "function"), count(instructions, "instruction"), count(blocks, "block"),
+                count(loops, "loop"), count(skipped, "byte"));
         return header.samples().map(c -> s + "\n" + profileLine(c)).orElse(s);
+    }
+
+    /** {@code 1 loop}, {@code 2 loops}, {@code 1,024 blocks}. */
+    private static String count(long n, String word) {
+        return String.format(Locale.ROOT, "%,d %s%s", n, word, n == 1 ? "" : "s");
     }
 
     private String profileLine(PerfSamples.Counts c) {

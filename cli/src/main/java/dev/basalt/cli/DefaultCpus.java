@@ -45,8 +45,13 @@ final class DefaultCpus {
     static List<Microarchitecture> forHost(Optional<HostCpu> host, Collection<Microarchitecture> supported,
                                     PrintWriter err, String command) {
         List<Microarchitecture> all = shipped().stream().filter(supported::contains).toList();
-        if (all.isEmpty()) {
-            all = List.copyOf(supported);  // a model for other CPUs only (a table or model file for one CPU)
+        if (all.isEmpty() || !supported.containsAll(shipped())) {
+            // a model for some CPUs only (a table or a model file): its CPUs, whatever this machine is
+            List<Microarchitecture> own = all.isEmpty() ? List.copyOf(supported) : all;
+            err.println(command + ": --mcpu " + String.join(", ", own.stream().map(Microarchitecture::llvmName)
+                    .toList()) + ", the CPUs the model has");
+            err.flush();
+            return own;
         }
         Optional<Microarchitecture> own = host.filter(h -> modelled(h)).map(CalibrateCommand::closest)
                 .filter(all::contains);

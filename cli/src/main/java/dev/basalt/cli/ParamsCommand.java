@@ -40,7 +40,7 @@ final class ParamsCommand {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "A CPU name or alias from the CPU descriptors (README, \"CPUs are data\").")
+        @Option(names = "--mcpu", required = true, paramLabel = "CPU", description = "A CPU name or alias from the CPU descriptors (basalt --help lists them).")
         Microarchitecture mcpu;
 
         @Option(names = "--blocks", paramLabel = "FILE",

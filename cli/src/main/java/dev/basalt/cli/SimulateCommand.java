@@ -21,10 +21,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code basalt simulate}: run the llvm-mca-style simulator on blocks. */
+/** {@code basalt simulate}: run the cycle simulator on blocks. */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-        description = "Simulate blocks on the llvm-mca-style core and print cycles per iteration, port pressure and "
-                + "where each instruction waited.")
+        description = "Simulate blocks on the cycle simulator's core (front end, rename, ports, memory) and print "
+                + "cycles per iteration, port pressure, the bottleneck, the bounds and where each instruction waited.")
 final class SimulateCommand implements Callable<Integer> {
 
     @Spec
@@ -65,8 +65,8 @@ final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--no-stack-engine", description = "Charge push/pop rsp updates like llvm-mca does.")
     boolean noStackEngine;
 
-    @Option(names = "--timeline", description = "Print predecode/decode/dispatch (rename)/issue/done/retire cycles "
-            + "of the first instructions.")
+    @Option(names = "--timeline", description = "Print the predecoded, decoded, issued (rename), dispatched (to a "
+            + "port), executed and retired cycles of the first instructions (docs/glossary.md).")
     boolean timeline;
 
     @Option(names = "--format", defaultValue = "text", description = "text, json or csv (default ${DEFAULT-VALUE}).")

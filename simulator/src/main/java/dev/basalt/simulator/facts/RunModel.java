@@ -40,7 +40,7 @@ public interface RunModel {
      * @param operationLatency   a load+operation's register operands wait for the operation's latency only, its
      *                           register form's, and its load for the row's latency less that ({@link
      *                           LoadOperation}; on by default; off: the row's latency less the table's load latency
-     *                           for the operation, as before issue 37)
+     *                           for the operation, as the first tables did)
      */
     public record Options(int iterations, boolean stackEngine, boolean memoryDependencies, boolean secondGeneration,
                           boolean frontEnd, boolean microFusion, boolean moveElimination, boolean issueTimePorts,

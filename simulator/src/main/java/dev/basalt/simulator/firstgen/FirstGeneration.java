@@ -36,7 +36,7 @@ import java.util.Map;
  * cycles until the last instruction retires / iterations, port pressure and waiting per iteration.
  *
  * <p>With llvm-mca-14's tables and options ({@code simulator-default}) it is llvm-mca's model
- * ({@code LlvmMcaFidelityTest}). It is a package of its own (issue 37), over the simulator's public facts: rows
+ * ({@code LlvmMcaFidelityTest}). It is a package of its own, over the simulator's public facts: rows
  * ({@code Simulator.resolve}), port groups ({@link PortGroups}), sources ({@link Sources}) and the steady state
  * ({@link SteadyState}); {@code Simulator.run} hands it the runs of {@code Options.secondGeneration() == false}.
  */
