@@ -215,8 +215,9 @@ final class CalibrateCommand implements Callable<Integer> {
                         s.clipNorm(), s.patience(), s.seed()),
                 defaults.learner(), new SimulatorRefiner.Settings(passes, defaults.refiner().minBlocks(),
                 defaults.refiner().minGain(), defaults.refiner().shrinkage()));
-        o.printf("tuning %s's %s table on %d blocks measured here (validation %d, held out %d)%n", start.llvmName(),
-                untuned ? "imported" : "shipped", train.size(), validation.size(), test.size());
+        o.printf("tuning %s's %s table on %d blocks measured %s (validation %d, held out %d)%n", start.llvmName(),
+                untuned ? "imported" : "shipped", train.size(), measurements == null ? "here" : "in " + measurements,
+                validation.size(), test.size());
         o.flush();
         Tuner.Report report;
         try (ProgressBars bars = new ProgressBars(o)) {

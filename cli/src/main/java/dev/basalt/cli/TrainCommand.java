@@ -217,8 +217,9 @@ final class TrainCommand implements Callable<Integer> {
         int trainSize = train.size();
         String command = "basalt " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
         try (LearnedEstimator<LabelledBlock> model = provider.create(options, trainBlocks, cpus)) {
+            // (the test blocks the report scores: those measured on a chosen CPU)
             o.printf("training %s on %d blocks (validation %d, test %d)%n", model.description(), train.size(),
-                    validation.size(), test.size());
+                    validation.size(), test.stream().filter(b -> cpus.stream().anyMatch(b::hasLabel)).count());
             List<MultiTaskTrainer.Epoch> pretrained = pre == null ? List.of() : pretrain(model, pre, cpus, o);
             // One progress bar (with ETA) per epoch; the epoch summary line follows it. Each epoch that improves
             // the validation MAPE is written to --out at once (atomically), so an interrupted run leaves its best

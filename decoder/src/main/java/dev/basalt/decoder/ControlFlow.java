@@ -196,8 +196,16 @@ public final class ControlFlow {
         return new ControlFlow(blocks, loops, scan.instructions(), scan.skippedBytes());
     }
 
-    /** Whether a block ends after {@code i}: a branch, call, return, system call or interrupt. */
+    /**
+     * Whether a block ends after {@code i}: a branch, call, return, system call or interrupt, or a system instruction
+     * other than a counter read ({@code rdtsc}, {@code rdtscp}, {@code rdpmc}: Zydis files them as system
+     * instructions, but control goes on to the next instruction, and code times itself with them).
+     */
     public static boolean endsBlock(Instruction i) {
+        if (i.category().equals("SYSTEM")) {
+            String m = i.mnemonic().toLowerCase(java.util.Locale.ROOT);
+            return !(m.startsWith("rdtsc") || m.equals("rdpmc"));
+        }
         return ENDS_BLOCK.contains(i.category());
     }
 

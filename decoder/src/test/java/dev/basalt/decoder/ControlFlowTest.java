@@ -41,6 +41,31 @@ class ControlFlowTest {
     }
 
     @Test
+    void aCounterReadGoesOnInItsBlockAndAHaltEndsIt() {
+        // rdtsc is a system instruction to Zydis, but control goes on: code that times itself is one block
+        ControlFlow timed = flow("""
+                .Ltop:
+                  rdtsc
+                  add rax, rdx
+                  rdtscp
+                  rdpmc
+                  dec rcx
+                  jnz .Ltop
+                """);
+        assertEquals(1, timed.blocks().size(), timed.blocks().toString());
+        assertEquals(6, timed.blocks().get(0).block().size());
+        assertEquals(1, timed.loops().size());
+        // hlt stops the core: what follows is another block
+        ControlFlow halted = flow("""
+                  add rax, rdx
+                  hlt
+                  add rax, rdx
+                  ret
+                """);
+        assertEquals(2, halted.blocks().size(), halted.blocks().toString());
+    }
+
+    @Test
     void paddingAfterAJumpIsNoPartOfTheLoopAndABranchBackItDoesNotReachIsNoLoop() {
         // jmp over aligned padding into the loop: the padding (gas' NOPs) is not reached from the header
         ControlFlow f = flow("""

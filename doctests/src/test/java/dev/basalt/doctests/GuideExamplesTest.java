@@ -172,7 +172,16 @@ class GuideExamplesTest {
             for (int n = 0; n < e.expected().size(); n++) {
                 lines.remove(from);
             }
-            lines.addAll(from, now);
+            // A line of the page with a wildcard that still matches the line at its place stays as written, so that
+            // timings do not become fixed numbers.
+            List<String> kept = new ArrayList<>(now);
+            for (int n = 0; n < kept.size() && n < e.expected().size(); n++) {
+                String old = e.expected().get(n);
+                if (old.contains("...") && Transcript.line(old.stripTrailing(), kept.get(n).stripTrailing())) {
+                    kept.set(n, old);
+                }
+            }
+            lines.addAll(from, kept);
         }
         Path tmp = Files.createTempFile(page.getParent(), ".rewrite", ".md");
         Files.writeString(tmp, String.join("\n", lines) + "\n");
