@@ -204,6 +204,41 @@ final class BlockInput {
         }
     }
 
+    /**
+     * When the text mixes the two syntaxes (one statement that reads only as Intel, another only as AT&T), says so
+     * with one of each: detection picked one syntax for the whole text, and the other statements then fail in ways
+     * that do not name the cause.
+     */
+    private static String mixed(String text) {
+        String intelOnly = null;
+        String attOnly = null;
+        for (String statement : text.split("[;\n]")) {
+            String st = statement.strip();
+            if (st.isEmpty() || st.endsWith(":")) {
+                continue;
+            }
+            boolean intel = parses(st, Assembly.Syntax.INTEL);
+            boolean att = parses(st, Assembly.Syntax.ATT);
+            if (intel && !att && intelOnly == null) {
+                intelOnly = st;
+            } else if (att && !intel && attOnly == null) {
+                attOnly = st;
+            }
+        }
+        return intelOnly == null || attOnly == null ? ""
+                : " (the text mixes Intel syntax, '" + intelOnly + "', and AT&T syntax, '" + attOnly + "': write it in"
+                + " one)";
+    }
+
+    private static boolean parses(String statement, Assembly.Syntax syntax) {
+        try {
+            Assembly.parse(statement, syntax);
+            return true;
+        } catch (IllegalArgumentException e) {  // an AssemblyException, or a statement the encoder refuses
+            return false;
+        }
+    }
+
     private static String name(Assembly.Syntax syntax) {
         return syntax == Assembly.Syntax.ATT ? "AT&T" : "Intel";
     }
@@ -217,7 +252,7 @@ final class BlockInput {
         try {
             Assembly.parse(text, other);
         } catch (AssemblyException e) {
-            return "";
+            return format.equals("auto") ? mixed(text) : "";
         }
         return " (this looks like " + name(other) + " syntax: give --input-format "
                 + other.name().toLowerCase(java.util.Locale.ROOT) + (format.equals("auto") ? "" : " or leave it out")

@@ -119,7 +119,14 @@ final class DecodeCommand implements Callable<Integer> {
         return s.length() <= 60 ? s : s.substring(0, 57) + "...";
     }
 
+    /** Whether a block was printed as text already: blocks are separated by a blank line, not followed by one. */
+    private boolean printedBlock;
+
     private void printText(PrintWriter out, BasicBlock block, DependencyGraph graph) {
+        if (printedBlock) {
+            out.println();
+        }
+        printedBlock = true;
         out.printf("block %s: %d bytes, %d instructions%n", abbreviate(block.hex()), block.length(), block.size());
         List<String[]> rows = new ArrayList<>();
         rows.add(new String[] {"#", "offset", "bytes", "instruction", "form", "reads", "writes"});
@@ -150,7 +157,6 @@ final class DecodeCommand implements Callable<Integer> {
             out.printf("    %d -> %d  %s  %s%s%n", d.producer(), d.consumer(), d.kind(), d.resource().name(),
                     d.loopCarried() ? "  (loop)" : "");
         }
-        out.println();
     }
 
     private static String idiomNote(Instruction insn) {

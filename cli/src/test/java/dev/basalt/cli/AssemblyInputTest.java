@@ -41,6 +41,13 @@ class AssemblyInputTest {
                 "addd rax, rbx");
         assertEquals(2, neither.exit());
         assertTrue(!neither.err().contains("looks like"), neither.err());
+        // Intel and AT&T in one text: detection picks AT&T for the whole, and the Intel statement fails; say why
+        CliRun mixed = CliRun.of("predict", "--model", "bounds", "--mcpu", "haswell",
+                "add rax, rbx; imulq (%rax), %rax");
+        assertEquals(2, mixed.exit());
+        assertTrue(mixed.err().contains("(the text mixes Intel syntax, 'add rax, rbx', and AT&T syntax, 'imulq "
+                + "(%rax), %rax': write it in one)"), mixed.err());
+        assertEquals(1, mixed.err().lines().count(), mixed.err());
     }
 
     @Test

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +14,16 @@ class DecodeCommandTest {
 
     private static CliRun run(String... args) {
         return CliRun.of(args);
+    }
+
+    @Test
+    void blocksAreSeparatedByOneBlankLineAndTheLastIsNotFollowedByOne() {
+        CliRun r = run("decode", "4801d8", "488b07");
+        assertEquals(0, r.exit(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(1, lines.stream().filter(String::isBlank).count(), r.out());
+        assertTrue(lines.get(lines.indexOf("") + 1).startsWith("block 488b07:"), r.out());
+        assertTrue(!lines.get(lines.size() - 1).isBlank(), r.out());
     }
 
     @Test
