@@ -210,9 +210,10 @@ final class SimulateViews {
                     block.instruction(row[1]).intelSyntax(), fe.fusedPairs().contains(row[1] - 1)
                             ? "  (macro-fused with " + (row[1] - 1) + ")" : "");
         }
-        out.printf(Locale.ROOT, "  cycles from %d; D decoded, . queued, i issued (renamed into the scheduler), = "
-                + "waiting for operands or a port,%n  e dispatched to a port and executing, E executed, - waiting to retire in "
-                + "order, R retired%n", first);
+        out.printf(Locale.ROOT, "  cycles from %d; D decoded%s, . queued, i issued (renamed into the scheduler),%n"
+                + "  = waiting for operands or a port, e dispatched to a port and executing, E executed,%n"
+                + "  - waiting to retire in order, R retired%n", first, fe.source() == dev.basalt.simulator.Simulator.UopSource.LEGACY ? ""
+                : " (here delivered from the " + fe.source().name().toLowerCase(Locale.ROOT) + ")");
     }
 
     private static void mark(char[] line, int at, char c) {
