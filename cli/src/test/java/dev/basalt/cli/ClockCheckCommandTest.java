@@ -49,7 +49,9 @@ class ClockCheckCommandTest {
         assertTrue(m.startsWith("basalt measure: clock check failed on "), m);
         // about one copy a cycle, as the host's noise prints it: 0.99x or 1.0x
         assertTrue(m.matches(".*'imul rax, rax' measured (0\\.99|1\\.0)\\d* cycles, expected 3.*"), m);
-        assertTrue(m.contains("3.00x too small") && m.contains("Nothing was measured or written"), m);
+        // three times too small, within the same noise as the imul's 0.99-1.0 (0.997 measured prints 2.99x)
+        assertTrue(m.matches(".*(2\\.9[7-9]|3\\.0[0-3])x too small.*") && m.contains("Nothing was measured or written"),
+                m);
         assertEquals(List.of(), files(dir), "files written");
     }
 
