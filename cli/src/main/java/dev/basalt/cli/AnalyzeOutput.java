@@ -354,6 +354,7 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
             String version = versions.get(cpu);
             for (LoopRow l : loopRows) {
                 boolean ok = l.predicted();
+                dev.basalt.core.Source source = ok ? l.source(model) : null;
                 Optional<dev.basalt.core.Interval> iv = l.rows().size() == 1
                         ? l.rows().get(0).prediction().flatMap(Prediction::interval) : Optional.empty();
                 out.println(String.join(",", l.loop().innermost() ? "innermost_loop" : "loop",
@@ -363,12 +364,13 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                         model, version, ok ? number(l.cycles()) : "",
                         iv.map(i -> number(i.low())).orElse(""), iv.map(i -> number(i.high())).orElse(""),
                         l.bottleneck(), "", ok ? "" : "a block of the loop cannot be predicted",
-                        ok ? PredictCommand.csvCell(l.source(model).estimator()) : "",
-                        ok ? PredictCommand.csvCell(l.source(model).reason()) : "",
+                        ok ? PredictCommand.csvCell(source.estimator()) : "",
+                        ok ? PredictCommand.csvCell(source.reason()) : "",
                         samples(l.samples()), shareCell(l.samples())));
             }
             for (Row r : rows) {
                 Prediction p = r.prediction().orElse(null);
+                dev.basalt.core.Source source = p == null ? null : p.source(model);
                 out.println(String.join(",", "block", PredictCommand.csvCell(r.function()), hex(r.block().address()),
                         "1", String.valueOf(r.block().block().size()), r.block().block().hex(), mcpu.llvmName(), model,
                         version, p == null ? "" : number(p.cyclesPerIteration()),
@@ -376,8 +378,8 @@ abstract sealed class AnalyzeOutput implements AutoCloseable {
                         p == null ? "" : p.interval().map(iv -> number(iv.high())).orElse(""),
                         r.bottleneck(), p == null ? "" : PredictCommand.csvCell(p.note()),
                         p == null ? PredictCommand.csvCell(refusal(r, header.estimator(), mcpu)) : "",
-                        p == null ? "" : PredictCommand.csvCell(p.source(model).estimator()),
-                        p == null ? "" : PredictCommand.csvCell(p.source(model).reason()),
+                        p == null ? "" : PredictCommand.csvCell(source.estimator()),
+                        p == null ? "" : PredictCommand.csvCell(source.reason()),
                         samples(r.samples()), shareCell(r.samples())));
             }
         }

@@ -170,16 +170,17 @@ final class ExplainCommand implements Callable<Integer> {
         }
         // One CPU: one report (a JSON object); several: the reports in turn (a JSON array).
         java.util.List<String> reports = new java.util.ArrayList<>();
+        com.fasterxml.jackson.databind.node.ArrayNode json = dev.basalt.core.ReportJson.mapper().createArrayNode();
         for (Microarchitecture uarch : cpus) {
             Explanation e = Explainer.forCpu(uarch, config).explain(block, uarch, estimator, m);
-            reports.add(switch (format) {
-                case "json" -> withVersion(Reports.json(e), PredictCommand.version(estimator, uarch));
-                case "html" -> Reports.html(e);
-                default -> Reports.text(e);
-            });
+            switch (format) {
+                case "json" -> json.add(withVersion(Reports.json(e), PredictCommand.version(estimator, uarch)));
+                case "html" -> reports.add(Reports.html(e));
+                default -> reports.add(Reports.text(e));
+            }
         }
         String text = !format.equals("json") ? String.join("\n", reports)
-                : (reports.size() == 1 ? reports.get(0) : "[ " + String.join(", ", reports) + " ]") + "\n";
+                : dev.basalt.core.ReportJson.pretty(json.size() == 1 ? json.get(0) : json) + "\n";
         if (out != null) {
             AtomicFiles.writeString(out, text);
             spec.commandLine().getErr().println("wrote " + out);
@@ -191,11 +192,12 @@ final class ExplainCommand implements Callable<Integer> {
     }
 
     /** The report with {@code model_version} after {@code model}, as predict's rows name the model's version. */
-    private static String withVersion(String json, String version) throws java.io.IOException {
-        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static com.fasterxml.jackson.databind.JsonNode withVersion(String json, String version)
+            throws java.io.IOException {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = dev.basalt.core.ReportJson.mapper();
         com.fasterxml.jackson.databind.JsonNode report = mapper.readTree(json);
         if (!(report instanceof com.fasterxml.jackson.databind.node.ObjectNode object)) {
-            return json;
+            return report;
         }
         com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
         object.fields().forEachRemaining(f -> {
@@ -204,6 +206,6 @@ final class ExplainCommand implements Callable<Integer> {
                 out.put("model_version", version);
             }
         });
-        return dev.basalt.core.ReportJson.pretty(out);
+        return out;
     }
 }

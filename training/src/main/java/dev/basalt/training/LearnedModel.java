@@ -406,12 +406,11 @@ public abstract class LearnedModel<C, T, B extends LearnedModel.Batch> extends D
                 String outside = range == null ? null : range.outside(blocks.get(g).size(), priorCycles, head,
                         statistics == null ? Double.NaN : Priors.criticalShare(prior, statistics[g], head));
                 List<String> unseen = range == null || outside != null ? List.of() : unseenTokens(prepared.get(k));
-                List<String> forms = unseen.stream().distinct().toList();
-                if (!unseen.isEmpty()) {
+                List<String> forms = unseen.isEmpty() ? List.of() : unseen.stream().distinct().toList();
+                if (!forms.isEmpty()) {
                     // which forms, so that a reader can tell a rare instruction from a tokenizer gap
-                    List<String> named = unseen.stream().distinct().limit(4).toList();
-                    outside = "unknown forms: " + String.join(", ", named)
-                            + (unseen.stream().distinct().count() > named.size() ? ", …" : "");
+                    outside = "unknown forms: " + String.join(", ", forms.subList(0, Math.min(4, forms.size())))
+                            + (forms.size() > 4 ? ", …" : "");
                 }
                 if (outside != null) { // extrapolating: the prior's cycles, a wider interval, and a note saying so
                     // No correction: every instruction's contribution is 0, and baseline plus them is the prediction.
