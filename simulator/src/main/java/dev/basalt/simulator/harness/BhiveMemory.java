@@ -188,6 +188,7 @@ public final class BhiveMemory {
     /** "Not known": no address or value the harness can produce. */
     static final long UNKNOWN = Long.MIN_VALUE;
 
+    static final int RDX = 3;
     static final int RSP = 6;
     static final int RBP = 7;
 
@@ -221,6 +222,8 @@ public final class BhiveMemory {
         final Harness harness;
         final boolean memory; // whether any memory operand is visible (or a stack slot)
         final boolean pushes;
+        final boolean divides; // whether an integer divide's values are followed
+        private int[][] quotientBits; // per instruction: a divide's quotient bits in the second and third runs
         /** Where instruction i's memory operands start in the numbering of all the block's (n + 1 entries). */
         final int[] firstAccess;
         private long[] addresses; // the runs' result, once: Ivy Bridge's cache banks ask for it after the edges
@@ -264,11 +267,49 @@ public final class BhiveMemory {
                 pushing |= step.stackDelta() < 0;
             }
             this.pushes = pushing;
+            boolean dividing = false;
+            for (Step step : steps) {
+                dividing |= step.follow() instanceof HarnessInterpreter.Divide;
+            }
+            this.divides = dividing;
             this.memory = anyMemory;
             this.firstAccess = new int[n + 1];
             for (int i = 0; i < n; i++) {
                 firstAccess[i + 1] = firstAccess[i] + steps[i].access().length;
             }
+        }
+
+        /** Records divide {@code i}'s quotient bits (-1: not known) in run {@code run} (1 or 2) of the runs. */
+        void divided(int i, int run, int bits) {
+            if (run > 2) {
+                return;
+            }
+            if (quotientBits == null) {
+                quotientBits = new int[n][];
+            }
+            if (quotientBits[i] == null) {
+                quotientBits[i] = new int[] {-1, -1};
+            }
+            quotientBits[i][run - 1] = bits;
+        }
+
+        /**
+         * Per instruction, the significant bits of the quotient an integer divide computes in BHive's harness, the
+         * same in every iteration after the first; -1 where not known (not a divide, values not followed, or a
+         * quotient that changes between iterations).
+         */
+        public int[] quotientBits() {
+            int[] out = new int[n];
+            java.util.Arrays.fill(out, -1);
+            if (!divides) {
+                return out;
+            }
+            addresses();
+            for (int i = 0; quotientBits != null && i < n; i++) {
+                int[] q = quotientBits[i];
+                out[i] = q != null && q[0] == q[1] ? q[0] : -1;
+            }
+            return out;
         }
 
         /** Whether a register some memory operand's address is made of is written in the block (rsp by push too). */

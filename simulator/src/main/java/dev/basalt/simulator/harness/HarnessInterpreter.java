@@ -2,6 +2,7 @@ package dev.basalt.simulator.harness;
 
 import static dev.basalt.simulator.harness.BhiveMemory.INIT;
 import static dev.basalt.simulator.harness.BhiveMemory.RBP;
+import static dev.basalt.simulator.harness.BhiveMemory.RDX;
 import static dev.basalt.simulator.harness.BhiveMemory.RSP;
 import static dev.basalt.simulator.harness.BhiveMemory.UNKNOWN;
 import static dev.basalt.simulator.harness.BhiveMemory.overlaps;
@@ -38,12 +39,13 @@ final class HarnessInterpreter {
         int accesses = prog.firstAccess[n];
         long[] address = new long[accesses];
         java.util.Arrays.fill(address, UNKNOWN);
-        if (!prog.memory) { // nothing to place: no address needed
+        if (!prog.memory && !prog.divides) { // nothing to place, no divider's values to find
             return address;
         }
         boolean loadsFollowed = false;
         for (int i = 0; i < n; i++) {
-            loadsFollowed |= prog.follow(i) instanceof Load || prog.follow(i) instanceof Pop;
+            loadsFollowed |= prog.follow(i) instanceof Load || prog.follow(i) instanceof Pop
+                    || prog.follow(i) instanceof Divide d && d.at() != null;
         }
         // The second run's base and index values at each operand (UNKNOWN: not known), to compare with the third's.
         long[] secondBase = new long[accesses];
@@ -55,6 +57,7 @@ final class HarnessInterpreter {
         long[] value = new long[16];
         for (int round = 0; round < 4; round++) {
             int known = harness(value, prog.harness);
+            Page page = new Page(stored);
             boolean anyMoving = false;
             for (int run = 0; run < 4; run++) {
                 if (run == 3 && !anyMoving) {
@@ -97,19 +100,38 @@ final class HarnessInterpreter {
                                 }
                             }
                             keeps[a] = access[k].store() && address[a] != UNKNOWN && prog.steps[i].data() != null
-                                    && keepsFilling(prog.steps[i].data().value(value, known, stored), address[a],
+                                    && keepsFilling(prog.steps[i].data().value(value, known, page), address[a],
                                     access[k].bytes());
                         }
                     }
                     Step step = prog.steps[i];
+                    for (Access m : access) {
+                        long at = m.store() && !m.hidden() ? m.address(value, known) : UNKNOWN;
+                        if (at != UNKNOWN) { // what it writes, for the loads after it (Page)
+                            page.write(at & 4095, m.bytes(),
+                                    step.data() == null ? UNKNOWN : step.data().value(value, known, page));
+                        }
+                    }
                     int[] writes = step.writes();
                     if (writes.length > 0) {
                         // Every write of an instruction reads the registers as they were before it.
                         Follow follow = prog.follow(i);
-                        long v = follow == null ? UNKNOWN : follow.value(value, known, stored);
+                        long v = follow == null ? UNKNOWN : follow.value(value, known, page);
+                        long remainder = UNKNOWN;
+                        if (follow instanceof Divide d && v != UNKNOWN) {
+                            remainder = d.remainder(value, known, page);
+                            if (run > 0) {
+                                prog.divided(i, run, d.quotientBits(value, known, page));
+                            }
+                        } else if (follow instanceof Divide && run > 0) {
+                            prog.divided(i, run, -1);
+                        }
                         for (int slot : writes) {
                             if (slot == step.followedSlot() && v != UNKNOWN) {
                                 value[slot] = v;
+                                known |= 1 << slot;
+                            } else if (slot == RDX && remainder != UNKNOWN) {
+                                value[slot] = remainder;
                                 known |= 1 << slot;
                             } else {
                                 known &= ~(1 << slot);
@@ -153,26 +175,26 @@ final class HarnessInterpreter {
     /** How a followed instruction computes the value it writes ({@link #addressesOf}). */
     sealed interface Follow {
         /** The value written given the registers before, or {@link BhiveMemory#UNKNOWN}. */
-        long value(long[] value, int known, long[] stored);
+        long value(long[] value, int known, Page stored);
     }
 
     /** A constant: an immediate, a zero idiom. */
     record Constant(long v) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             return v;
         }
     }
 
     /** {@code mov} of a register of the same width. */
     record Copy(int from, long mask) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             return from >= 0 && (known & (1 << from)) != 0 ? value[from] & mask : UNKNOWN;
         }
     }
 
     /** {@code movzx}/{@code movsx}/{@code movsxd} of a register's low {@code bits} (from bit {@code shift}). */
     record Extend(int from, int shift, int bits, boolean signed, long mask) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             if ((known & (1 << from)) == 0) {
                 return UNKNOWN;
             }
@@ -190,12 +212,15 @@ final class HarnessInterpreter {
             this(m, bytes, mask, false);
         }
 
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             long a = m.address(value, known);
-            if (a == UNKNOWN || storedBy(stored, a & 4095, m.sizeBits() / 8)) {
+            if (a == UNKNOWN) {
                 return UNKNOWN;
             }
-            long v = filling(a & 4095, bytes);
+            long v = stored.read(a & 4095, m.sizeBits() / 8, bytes);
+            if (v == UNKNOWN) {
+                return UNKNOWN;
+            }
             if (signed && bytes < 8) {
                 v = v << (64 - 8 * bytes) >> (64 - 8 * bytes);
             }
@@ -209,7 +234,7 @@ final class HarnessInterpreter {
      * quadword of the page holds {@link BhiveMemory#INIT}.
      */
     record Pop(Load slot, boolean guess) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             if (guess && slot.m().address(value, known) == UNKNOWN) {
                 return INIT;
             }
@@ -219,14 +244,14 @@ final class HarnessInterpreter {
 
     /** {@code add} or {@code sub} of an immediate to rsp (a frame's allocation): rsp + {@code delta}. */
     record StackAdjust(long delta) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             return (known & (1 << RSP)) != 0 ? value[RSP] + delta : UNKNOWN;
         }
     }
 
     /** {@code add} or {@code sub} ({@code sign} -1) of register {@code from} (-1: of {@code imm}) to {@code to}. */
     record Sum(int to, int from, long imm, long sign, long mask) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             if ((known & (1 << to)) == 0 || from >= 0 && (known & (1 << from)) == 0) {
                 return UNKNOWN;
             }
@@ -234,9 +259,90 @@ final class HarnessInterpreter {
         }
     }
 
+    /**
+     * {@code div} or {@code idiv} ({@code signed}) of {@code bits} (32 or 64): rdx:rax (edx:eax) by register {@code
+     * from} or the memory at {@code at} (the page's filling, as a {@link Load}). Its {@link #value} is the quotient,
+     * {@link #remainder} the remainder; a division by zero or whose quotient does not fit faulted, and BHive kept no
+     * block that faults, so its values are not known.
+     */
+    record Divide(int bits, boolean signed, int from, Access at) implements Follow {
+        public long value(long[] value, int known, Page stored) {
+            java.math.BigInteger[] qr = divide(value, known, stored);
+            return qr == null ? UNKNOWN : qr[0].longValue() & mask();
+        }
+
+        long remainder(long[] value, int known, Page stored) {
+            java.math.BigInteger[] qr = divide(value, known, stored);
+            return qr == null ? UNKNOWN : qr[1].longValue() & mask();
+        }
+
+        /** The quotient's significant bits (of its magnitude), or -1 when not known. */
+        int quotientBits(long[] value, int known, Page stored) {
+            java.math.BigInteger[] qr = divide(value, known, stored);
+            return qr == null ? -1 : qr[0].abs().bitLength();
+        }
+
+        private long mask() {
+            return bits == 64 ? -1L : 0xffffffffL;
+        }
+
+        private java.math.BigInteger[] divide(long[] value, int known, Page stored) {
+            if ((known & 1) == 0 || (known & (1 << RDX)) == 0) {
+                return null;
+            }
+            long d = from >= 0 ? ((known & (1 << from)) == 0 ? UNKNOWN : value[from])
+                    : new Load(at, bits / 8, mask()).value(value, known, stored);
+            if (d == UNKNOWN) {
+                return null;
+            }
+            java.math.BigInteger divisor;
+            java.math.BigInteger dividend;
+            if (bits == 32) {
+                long hi = value[RDX] & 0xffffffffL;
+                long lo = value[0] & 0xffffffffL;
+                long both = hi << 32 | lo;
+                dividend = signed ? java.math.BigInteger.valueOf(both)
+                        : new java.math.BigInteger(Long.toUnsignedString(both));
+                divisor = java.math.BigInteger.valueOf(signed ? (int) d : d & 0xffffffffL);
+            } else {
+                java.math.BigInteger hi = java.math.BigInteger.valueOf(value[RDX]);
+                java.math.BigInteger lo = new java.math.BigInteger(Long.toUnsignedString(value[0]));
+                if (!signed) {
+                    hi = new java.math.BigInteger(Long.toUnsignedString(value[RDX]));
+                }
+                dividend = hi.shiftLeft(64).or(lo);
+                divisor = signed ? java.math.BigInteger.valueOf(d) : new java.math.BigInteger(Long.toUnsignedString(d));
+            }
+            if (divisor.signum() == 0) {
+                return null;
+            }
+            java.math.BigInteger[] qr = dividend.divideAndRemainder(divisor); // truncating, as the CPU does
+            java.math.BigInteger limit = java.math.BigInteger.ONE.shiftLeft(signed ? bits - 1 : bits);
+            boolean fits = signed ? qr[0].compareTo(limit) < 0 && qr[0].compareTo(limit.negate()) >= 0
+                    : qr[0].compareTo(limit) < 0;
+            return fits ? qr : null;
+        }
+    }
+
+    /**
+     * {@code cdq} ({@code bits} 32) and {@code cqo} (64): eax's (rax's) sign in every bit of edx (rdx); {@code cdqe}
+     * ({@code intoRdx} false): eax sign-extended into rax.
+     */
+    record SignFill(int bits, boolean intoRdx) implements Follow {
+        public long value(long[] value, int known, Page stored) {
+            if ((known & 1) == 0) {
+                return UNKNOWN;
+            }
+            if (!intoRdx) {
+                return (long) (int) value[0];
+            }
+            return bits == 64 ? value[0] >> 63 : ((int) value[0] >> 31) & 0xffffffffL;
+        }
+    }
+
     /** {@code lea}: displacement, base, index times scale. */
     record Lea(long displacement, int base, int index, int scale, long mask) implements Follow {
-        public long value(long[] value, int known, long[] stored) {
+        public long value(long[] value, int known, Page stored) {
             long v = displacement;
             if (base != -1) {
                 if (base < 0 || (known & (1 << base)) == 0) {
@@ -296,12 +402,54 @@ final class HarnessInterpreter {
         return v;
     }
 
-    private static boolean storedBy(long[] stored, long offset, int size) {
-        for (int k = 0; k < stored.length; k += 2) {
-            if (overlaps(stored[k], (int) stored[k + 1], offset, size)) {
-                return true;
-            }
+    /**
+     * The one page as the runs see it: the ranges that the block's stores at known addresses change (from the
+     * previous round of runs), and what the stores of this round wrote so far, in order: a load of bytes that a
+     * store wrote reads what it wrote, when that store's value is known and holds the load's bytes.
+     */
+    static final class Page {
+        private final long[] stored; // {page offset, bytes} pairs
+        private long[] log = new long[12]; // {page offset, bytes, value} triples, oldest first
+        private int logged;
+
+        Page(long[] stored) {
+            this.stored = stored;
         }
-        return false;
+
+        /** A store of {@code bytes} at page offset {@code offset} of value {@code v} (UNKNOWN: not known). */
+        void write(long offset, int bytes, long v) {
+            if (logged + 3 > log.length) {
+                log = java.util.Arrays.copyOf(log, log.length * 2);
+            }
+            log[logged++] = offset;
+            log[logged++] = bytes;
+            log[logged++] = v;
+        }
+
+        /**
+         * The {@code bytes} low bytes of the {@code size} bytes at page offset {@code offset}: the filling where no
+         * store of the block writes, what the last store there wrote where it holds them, else UNKNOWN.
+         */
+        long read(long offset, int size, int bytes) {
+            boolean storedThere = false;
+            for (int k = 0; k < stored.length; k += 2) {
+                storedThere |= overlaps(stored[k], (int) stored[k + 1], offset, size);
+            }
+            if (!storedThere) {
+                return filling(offset, bytes);
+            }
+            for (int k = logged - 3; k >= 0; k -= 3) {
+                long at = log[k];
+                int n = (int) log[k + 1];
+                if (overlaps(at, n, offset, size)) {
+                    if (log[k + 2] == UNKNOWN || offset < at || offset + size > at + n || n > 8) {
+                        return UNKNOWN;
+                    }
+                    long shifted = log[k + 2] >>> (8 * (offset - at));
+                    return bytes >= 8 ? shifted : shifted & ((1L << (8 * bytes)) - 1);
+                }
+            }
+            return filling(offset, bytes); // a store of the block writes there, but not yet in these runs
+        }
     }
 }

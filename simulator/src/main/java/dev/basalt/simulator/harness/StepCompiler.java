@@ -12,11 +12,13 @@ import dev.basalt.decoder.Visibility;
 import dev.basalt.simulator.harness.BhiveMemory.Step;
 import dev.basalt.simulator.harness.HarnessInterpreter.Constant;
 import dev.basalt.simulator.harness.HarnessInterpreter.Copy;
+import dev.basalt.simulator.harness.HarnessInterpreter.Divide;
 import dev.basalt.simulator.harness.HarnessInterpreter.Extend;
 import dev.basalt.simulator.harness.HarnessInterpreter.Follow;
 import dev.basalt.simulator.harness.HarnessInterpreter.Lea;
 import dev.basalt.simulator.harness.HarnessInterpreter.Load;
 import dev.basalt.simulator.harness.HarnessInterpreter.Pop;
+import dev.basalt.simulator.harness.HarnessInterpreter.SignFill;
 import dev.basalt.simulator.harness.HarnessInterpreter.StackAdjust;
 import dev.basalt.simulator.harness.HarnessInterpreter.Sum;
 import java.util.ArrayList;
@@ -191,6 +193,27 @@ final class StepCompiler {
                 && slot(d.register()) == RSP && visibleOps.get(1) instanceof Operand.ImmediateOperand imm) {
             long delta = mnemonic.equals("add") ? imm.value() : -imm.value();
             return new Step(writes, RSP, new StackAdjust(delta), 0, access, visible, load, store);
+        }
+        if (mnemonic.equals("cdq") || mnemonic.equals("cqo") || mnemonic.equals("cdqe")) {
+            // the sign of eax (rax) spread into edx (rdx), or eax sign-extended into rax: a signed divide's dividend
+            boolean intoRdx = !mnemonic.equals("cdqe");
+            return new Step(writes, intoRdx ? BhiveMemory.RDX : 0, new SignFill(mnemonic.equals("cdq") ? 32 : 64,
+                    intoRdx), 0, access, visible, load, store);
+        }
+        if ((mnemonic.equals("div") || mnemonic.equals("idiv")) && visibleOps.size() == 1) {
+            // rdx:rax (edx:eax) by the operand: the quotient to rax, the remainder to rdx, both followed — a store
+            // whose address holds the remainder then has a known address, and the divider its values (Dividers)
+            Operand src = visibleOps.get(0);
+            int bits = src instanceof Operand.RegisterOperand r ? r.register().widthBits()
+                    : src instanceof Operand.MemoryOperand m ? m.sizeBits() : 0;
+            boolean ok = bits == 32 || bits == 64;
+            int from = src instanceof Operand.RegisterOperand r ? slot(r.register()) : -1;
+            Access divisorAt = src instanceof Operand.MemoryOperand m ? Access.of(m) : null;
+            if (ok && (from >= 0 || divisorAt != null)) {
+                return new Step(writes, 0, new Divide(bits, mnemonic.equals("idiv"), from, divisorAt), 0, access,
+                        visible, load, store);
+            }
+            return new Step(writes, -1, null, 0, access, visible, load, store);
         }
         boolean sum = (mnemonic.equals("add") || mnemonic.equals("sub")) && visibleOps.size() == 2
                 && (visibleOps.get(1) instanceof Operand.RegisterOperand
