@@ -25,14 +25,15 @@ final class HarnessInterpreter {
      * The address of every memory operand of the block ({@link Program#firstAccess} numbers them), or
      * {@link BhiveMemory#UNKNOWN}, from the registers holding a known value before its instruction, the same in every
      * iteration after the first. The block runs three times from the harness's registers, following what it
-     * computes: a move of a known register or an immediate, an {@code lea} of known registers, a zero idiom, a 4-
-     * or 8-byte load (a 64-bit {@code pop} too) from a known address no store of the block writes (the page's
-     * filling), and rsp through {@code push}, {@code pop} and {@code add}/{@code sub} of an immediate, the stack
-     * slots of push and pop being accesses like others. Any other
+     * computes: a move of a known register or an immediate, an {@code lea} of known registers, a zero idiom,
+     * {@code add}/{@code sub} of a register, an immediate or a load, {@code cdq}/{@code cqo}, an integer divide's
+     * quotient and remainder, a load (a 64-bit {@code pop} too) from a known address — the page's filling, or what a
+     * store of the block wrote there before it ({@link Page}) — and rsp through {@code push}, {@code pop} and
+     * {@code add}/{@code sub} of an immediate, the stack slots of push and pop being accesses like others. Any other
      * write makes a register unknown, and so does a value that differs between the second and third runs (an
      * {@code add rdi, 8}). Which loads a store overlaps depends on the values, so the runs repeat until the stores'
-     * addresses settle. Only the operands' base and index registers are kept from the runs: an address is all
-     * anything asks of them.
+     * addresses settle. Only the operands' base and index registers are kept from the runs, and the divides'
+     * quotients ({@link Program#quotientBits}): an address is all anything else asks of them.
      */
     static long[] addressesOf(Program prog, long[] stride) {
         int n = prog.n;
@@ -45,7 +46,7 @@ final class HarnessInterpreter {
         boolean loadsFollowed = false;
         for (int i = 0; i < n; i++) {
             loadsFollowed |= prog.follow(i) instanceof Load || prog.follow(i) instanceof Pop
-                    || prog.follow(i) instanceof Divide d && d.at() != null;
+                    || prog.follow(i) instanceof Divide d && d.at() != null || prog.follow(i) instanceof SumLoad;
         }
         // The second run's base and index values at each operand (UNKNOWN: not known), to compare with the third's.
         long[] secondBase = new long[accesses];
@@ -256,6 +257,14 @@ final class HarnessInterpreter {
                 return UNKNOWN;
             }
             return (value[to] + sign * (from >= 0 ? value[from] : imm)) & mask;
+        }
+    }
+
+    /** {@code add} or {@code sub} ({@code sign} -1) of a load ({@link Load}) to register {@code to}. */
+    record SumLoad(int to, Load m, long sign, long mask) implements Follow {
+        public long value(long[] value, int known, Page stored) {
+            long v = (known & (1 << to)) == 0 ? UNKNOWN : m.value(value, known, stored);
+            return v == UNKNOWN ? UNKNOWN : (value[to] + sign * v) & mask;
         }
     }
 

@@ -21,6 +21,7 @@ import dev.basalt.simulator.harness.HarnessInterpreter.Pop;
 import dev.basalt.simulator.harness.HarnessInterpreter.SignFill;
 import dev.basalt.simulator.harness.HarnessInterpreter.StackAdjust;
 import dev.basalt.simulator.harness.HarnessInterpreter.Sum;
+import dev.basalt.simulator.harness.HarnessInterpreter.SumLoad;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -217,7 +218,8 @@ final class StepCompiler {
         }
         boolean sum = (mnemonic.equals("add") || mnemonic.equals("sub")) && visibleOps.size() == 2
                 && (visibleOps.get(1) instanceof Operand.RegisterOperand
-                || visibleOps.get(1) instanceof Operand.ImmediateOperand);
+                || visibleOps.get(1) instanceof Operand.ImmediateOperand
+                || visibleOps.get(1) instanceof Operand.MemoryOperand);
         boolean extending = mnemonic.equals("movzx") || mnemonic.equals("movsx") || mnemonic.equals("movsxd");
         if (!mnemonic.equals("mov") && !mnemonic.equals("lea") && !mnemonic.equals("pop") && !zero && !sum
                 && !extending) {
@@ -276,14 +278,17 @@ final class StepCompiler {
                 follow = new Extend(slot(r.register()), high ? 8 : 0, r.register().widthBits(), signed, mask);
             }
         } else if (sum) {
-            // add/sub of a register or an immediate: followed so that a pointer stepping by a register that holds
-            // 0x2324000 keeps its page offset (the address's value still changes between runs: not known)
+            // add/sub of a register, an immediate or a load: followed so that a pointer stepping by a register
+            // that holds 0x2324000 keeps its page offset (the address's value still changes between runs: not
+            // known), and a pointer loaded and added to one is known
             long sign = mnemonic.equals("add") ? 1 : -1;
             if (src instanceof Operand.RegisterOperand s && s.register().widthBits() == width
                     && slot(s.register()) >= 0) {
                 follow = new Sum(slot(d.register()), slot(s.register()), 0, sign, mask);
             } else if (src instanceof Operand.ImmediateOperand imm) {
                 follow = new Sum(slot(d.register()), -1, imm.value(), sign, mask);
+            } else if (src instanceof Operand.MemoryOperand m && m.sizeBits() == width) {
+                follow = new SumLoad(slot(d.register()), new Load(Access.of(m), width / 8, mask), sign, mask);
             }
         } else if (mnemonic.equals("lea") && src instanceof Operand.AddressOperand a) {
             follow = new Lea(a.displacement(), Access.followed(a.base()), Access.followed(a.index()), a.scale(),

@@ -56,6 +56,14 @@ class HarnessValuesTest {
     }
 
     @Test
+    void aPointerAddedFromMemoryIsKnown() {
+        // mov rax, r13; add rax, [r12]; mov rcx, [rax+8]: 0x2324000 + 0x2324000, so the load reads page offset 8
+        assertEquals(8, BhiveMemory.loadOffsets(program("4c89e849030424488b4808"))[2]);
+        // sub of a load: mov rax, r13; sub rax, [r12]; mov rcx, [rax+0x18] reads [0x18]
+        assertEquals(0x18, BhiveMemory.loadOffsets(program("4c89e8492b0424488b4818"))[2]);
+    }
+
+    @Test
     void bytesAStoreOnlyPartlyWroteAreNotKnown() {
         // mov eax, [rax+8]; add eax, 1; test bl, bl; mov [rdx+8], eax — the second iteration loads [0x2324009], four
         // bytes of which the store wrote three: not a value the runs know, so the third iteration's address is not
