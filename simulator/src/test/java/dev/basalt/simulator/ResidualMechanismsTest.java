@@ -429,18 +429,6 @@ class ResidualMechanismsTest {
         }
     }
     /**
-     * A shift by {@code cl} reads the flags (it keeps them when cl is 0), but only for the flags it writes: its
-     * register result does not wait for them. {@code mov eax, 1; mov ecx, ebx; shl eax, cl; test [r12+0x74], eax}
-     * measured 1.98 cycles on Haswell; with the test's flags feeding the next shift's eax it was a chain of the shift's
-     * latency and the test's, 3.00.
-     */
-    @Test
-    void aShiftByClsResultDoesNotWaitForTheFlags() {
-        double c = cycles(Microarchitecture.HASWELL, "b80100000089d9d3e04185442474", Simulator.MemoryModel.HARNESS);
-        assertEquals(1.98, c, 0.1);
-    }
-
-    /**
      * A block BHive measured at 62.19 cycles on Skylake: {@code mov rax, [r12]; xor edx, edx; mov rax, [rax+0x30];
      * div qword [rbx+8]; mov [rcx+rdx*8], r12; mov rcx, [rbx]; lea rax, [rbx+0x10]; mov [rcx+r13], rax}. The divide's
      * remainder places the first store, the pointer it stores comes back as rcx, and the last store writes, through

@@ -43,18 +43,6 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         return stackOp;
     }
 
-    /** Whether {@code insn} shifts or rotates a register or memory by {@code cl}. */
-    static boolean shiftByCl(Instruction insn) {
-        String m = insn.mnemonic();
-        if (!(m.equals("shl") || m.equals("shr") || m.equals("sar") || m.equals("sal") || m.equals("rol")
-                || m.equals("ror"))) {
-            return false;
-        }
-        var ops = insn.visibleOperands();
-        return ops.size() == 2 && ops.get(1) instanceof dev.basalt.decoder.Operand.RegisterOperand r
-                && r.register().name().equals("cl");
-    }
-
     /** Whether the stack engine updates {@code insn}'s rsp: push, pop, call, ret. */
     static boolean isStackOp(Instruction insn) {
         String m = insn.mnemonic();
@@ -114,13 +102,6 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
                     // The harness runs the block unrolled: each copy sits at another rip, so [rip+X] is another
                     // address in each copy and in each instruction (add dword ptr [rip+X], 1 runs at 1.00 cycle on
                     // the Xeon 6, not a store-forwarding chain).
-                    continue;
-                }
-                if (r.kind() == Resource.Kind.FLAGS && options.secondGeneration()
-                        && shiftByCl(block.instruction(g.consumer(e)))) {
-                    // A shift by cl keeps the flags when cl is 0, so it reads them, but only for its flags: its
-                    // register result does not wait for them (on BHive's Haswell, Skylake and Ivy Bridge blocks,
-                    // taking the edge away makes 26 of the 32 blocks it changes closer to their measurement).
                     continue;
                 }
                 if (options.stackEngine() && stackOp[g.producer(e)] && r.name().equals("rsp")) {
