@@ -99,6 +99,33 @@ class MeasureHostileTest {
         }
     }
 
+    /**
+     * A message for the table: an address in the harness's timed code (from {@code CODE_BASE}, 0x3f0000000000) as
+     * {@code 0x3f00…} — a block's place there differs between hosts (0x3f0003000213 on a Zen 4 guest, 0x3f0003000193
+     * on a Zen 1 one), and the committed table must be the same on every host; pipes escaped.
+     */
+    private static String hostFree(String message) {
+        return message.replaceAll("0x3f00[0-9a-f]{8}\\b", "0x3f00…").replace("|", "\\|");
+    }
+
+    /**
+     * {@code basalt measure} with {@code args}, once more (at most three runs) when it refused because the host's
+     * clock check failed: a busy or noisy VM misses the check's 2% now and then, before any block is looked at, and
+     * this test is about the blocks.
+     */
+    private static CliRun measure(String... args) throws Exception {
+        String[] all = new String[args.length + 1];
+        all[0] = "measure";
+        System.arraycopy(args, 0, all, 1, args.length);
+        CliRun r = CliRun.of(all);
+        for (int tries = 1; tries < 3 && r.exit() == Basalt.EXIT_ERROR && r.err().contains("clock check failed");
+                tries++) {
+            System.err.println("clock check failed, measuring again: " + r.err().strip());
+            r = CliRun.of(all);
+        }
+        return r;
+    }
+
     @Test
     void everyHostileBlockIsOneClearRowAndNothingElseChanges(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(canMeasure(), "basalt measure runs on x86-64 Linux only");
@@ -109,8 +136,8 @@ class MeasureHostileTest {
         StringBuilder rows = new StringBuilder();
         Path out = dir.resolve("m.csv");
         for (Case c : COMMAND) {
-            CliRun r = CliRun.of("measure", "--jobs", "1", "--time-limit", "5", "--format", "csv", "--out",
-                    out.toString(), c.hex());
+            CliRun r = measure("--jobs", "1", "--time-limit", "5", "--format", "csv", "--out", out.toString(),
+                    c.hex());
             String row = r.out().lines().skip(1).findFirst().orElse("");
             List<String> cells = row.isEmpty() ? List.of() : org.apache.commons.csv.CSVParser.parse(row,
                     org.apache.commons.csv.CSVFormat.DEFAULT).getRecords().get(0).toList();
@@ -135,13 +162,13 @@ class MeasureHostileTest {
                 problems.add(where + "changed a file that is not its output");
             }
             rows.append(String.format(Locale.ROOT, "| %s | `%s` | `%s` | %d | %s | %s |%n", c.what(), c.asm(),
-                    c.hex(), r.exit(), c.status(), message.replace("|", "\\|")));
+                    c.hex(), r.exit(), c.status(), hostFree(message)));
             for (String f : List.of("m.csv", "m.csv.blocks.csv", "m.csv.meta.json")) {
                 Files.deleteIfExists(dir.resolve(f));
             }
         }
         // The JVM is alive and measures again: a good block after all of them.
-        CliRun good = CliRun.of("measure", "--jobs", "1", "--out", out.toString(), "4801d8");
+        CliRun good = measure("--jobs", "1", "--out", out.toString(), "4801d8");
         assertEquals(0, good.exit(), good.err());
         StringBuilder child = new StringBuilder();
         MeasureConfig unchecked = MeasureConfig.defaults().withJobs(1).withStaticChecks(false).withTimeLimitSeconds(2);
@@ -153,7 +180,7 @@ class MeasureHostileTest {
                     problems.add(where + b.status().label() + ": " + b.message());
                 }
                 child.append(String.format(Locale.ROOT, "| %s | `%s` | `%s` | %s | %s |%n", c.what(), c.asm(),
-                        c.hex(), b.status().label(), b.message().replace("|", "\\|")));
+                        c.hex(), b.status().label(), hostFree(b.message())));
             }
             BlockMeasurement after = m.measure("4801d8");
             assertEquals(BlockMeasurement.Status.OK, after.status(), after.message());
