@@ -20,16 +20,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A reduced {@code basalt tune} end to end on measured Haswell blocks: data generation, surrogate training,
+ * A reduced {@code basalt tune} end to end on measured Skylake blocks: data generation, surrogate training,
  * parameter learning, refinement and evaluation; the tuned table must beat the llvm-mca defaults on its own
  * validation blocks (with the real simulator), stay in range, survive a write and read, and come out the same
  * when the run is repeated.
+ *
+ * <p>Skylake, not Haswell: on Haswell's first 600 training blocks the one change this reduced tune used to find
+ * made up for a false chain through a shift's flags, which the simulator now drops; it finds none there since,
+ * so Haswell no longer poses a tuning problem at this size.
  */
 class TunerTest {
 
     private static List<LabelledBlock> split(Split s, int n) {
         return Dataset.bundled().blocks(SplitScheme.defaults(), s).stream()
-                .filter(b -> b.hasLabel(Microarchitecture.HASWELL)).limit(n).toList();
+                .filter(b -> b.hasLabel(Microarchitecture.SKYLAKE)).limit(n).toList();
     }
 
     @Test
@@ -41,7 +45,7 @@ class TunerTest {
         Tuner.Config config = new Tuner.Config(3000, 300, 5, new SurrogateConfig(16, 32, 1e-3, 3, 4096, 5.0, 2, 7),
                 new ParameterLearner.Settings(0.05, 4, 2048, 2, 11, 0.1), new SimulatorRefiner.Settings(2, 3, 0.002, 0.05));
         List<String> log = new ArrayList<>();
-        SimulatorParams initial = SimulatorParams.bundled(Microarchitecture.HASWELL);
+        SimulatorParams initial = SimulatorParams.bundled(Microarchitecture.SKYLAKE);
         Tuner.Report r = tune(initial, pool, train, validation, test, config, dir.resolve("work"), log);
         List<String> names = r.stages().stream().map(Tuner.Stage::name).toList();
         // The refinement starts from the defaults only (the surrogate's rows are candidates), and only its table,
@@ -63,7 +67,7 @@ class TunerTest {
         r.tuned().write(out);
         SimulatorParams back = SimulatorParams.read(out);
         assertEquals(r.tuned(), back);
-        double[] y = validation.stream().mapToDouble(b -> b.throughput(Microarchitecture.HASWELL).orElseThrow()).toArray();
+        double[] y = validation.stream().mapToDouble(b -> b.throughput(Microarchitecture.SKYLAKE).orElseThrow()).toArray();
         assertEquals(chosen.validationMape(), Metrics.mape(SimulatorRefiner.simulate(back,
                 validation.stream().map(LabelledBlock::block).toList(), Simulator.Options.defaults()), y), 1e-12);
 
@@ -76,7 +80,7 @@ class TunerTest {
     private static Tuner.Report tune(SimulatorParams initial, List<BasicBlock> pool, List<LabelledBlock> train,
                                      List<LabelledBlock> validation, List<LabelledBlock> test, Tuner.Config config,
                                      Path work, List<String> log) throws Exception {
-        return Tuner.tune(Microarchitecture.HASWELL, initial, pool, train, validation, test, config, work,
+        return Tuner.tune(Microarchitecture.SKYLAKE, initial, pool, train, validation, test, config, work,
                 new Tuner.Listener() {
                     @Override
                     public void phase(String name, long total) {

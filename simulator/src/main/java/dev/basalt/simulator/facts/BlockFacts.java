@@ -1,6 +1,7 @@
 package dev.basalt.simulator.facts;
 
 import dev.basalt.simulator.harness.BhiveMemory;
+import dev.basalt.simulator.harness.StoreAddressWait;
 import dev.basalt.simulator.harness.StoreCommit;
 import dev.basalt.simulator.harness.X87Assists;
 import dev.basalt.simulator.params.CoreParams;
@@ -92,6 +93,8 @@ public class BlockFacts {
     // result comes mergeCycles after the merged value even when its own latency is shorter (a load's last step).
     public final boolean[] dirtyMerge;
     public final boolean[] partialSource; // a store→load source whose store does not contain the load
+    // Whether every load waits for the older stores' addresses (StoreAddressWait): BHive's harness memory only.
+    public final boolean loadsWaitForStoreAddresses;
     // Per instruction, the cycles forwarded data takes beyond storeForwardLatency (CoreParams#vectorForwardCycles:
     // a load into a vector register); 0 for the rest.
     public final int[] forwardExtra;
@@ -310,6 +313,12 @@ public class BlockFacts {
             }
         }
         this.partialSource = src.partial();
+        // Not on the cores that hold a load predicted to read a store in the load buffer until that store (Golden
+        // Cove's forwarding to waiting loads, Zen's memory file): their measured sets show no such wait.
+        this.loadsWaitForStoreAddresses = options.secondGeneration() && options.memoryDependencies()
+                && options.harnessMemory(loop) && !core.forwardToWaitingLoads() && !core.memoryRenaming()
+                && StoreAddressWait.caught(n, start, producers, memorySource,
+                addressSource, loading, storing, latency);
         // Only memory renaming (AMD) asks which addresses are stable: the others skip the search.
         this.stableAddress = context.params().core().memoryRenaming() && options.storeForwarding()
                 ? stableAddresses(block) : null;

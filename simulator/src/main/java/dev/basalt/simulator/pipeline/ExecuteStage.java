@@ -211,6 +211,11 @@ final class ExecuteStage {
                 earliest = Math.max(earliest, d + 1);
             }
         }
+        if (!unknown && pl.loadsWaitForStoreAddresses && pl.loading[i] && (!pl.twoStep[i] || loadStep)) {
+            long addresses = olderStoreAddresses(j, at);
+            unknown = addresses == Long.MAX_VALUE;
+            earliest = Math.max(earliest, addresses);
+        }
         if (!unknown && pl.forwarded[at] != Long.MIN_VALUE && pl.core.forwardToWaitingLoads() && pl.loading[i]
                 && (!pl.twoStep[i] || loadStep)) {
             // A load that waited for a store still needs its own latency from its address: the data comes no
@@ -225,6 +230,39 @@ final class ExecuteStage {
         }
         pl.sourcesReady[at] = true;
         return true;
+    }
+
+    /**
+     * The first cycle load instance {@code j} may execute once every older store in flight knows its address (the
+     * cycle after its address registers are there; {@link dev.basalt.simulator.harness.StoreAddressWait}), or
+     * {@code Long.MAX_VALUE}, parked, while one of those registers is unknown.
+     */
+    private long olderStoreAddresses(int j, int at) {
+        Pipeline pl = this.pl;
+        long earliest = 0;
+        for (int s = j - 1; s >= pl.nextRetire && s >= 0; s--) {
+            int ss = s & pl.mask;
+            int st = pl.insnOf[ss];
+            if (!pl.storing[st] || pl.done[ss] != Long.MAX_VALUE
+                    || pl.twoStep[st] && pl.loadDone[ss] != Long.MAX_VALUE) {
+                continue; // not a store, or one that has executed (its address step, for a two-step one)
+            }
+            int iteration = pl.iterOf[ss];
+            for (int k = pl.start[st]; k < pl.start[st + 1]; k++) {
+                int iter = iteration - pl.producers[2 * k + 1];
+                if (!pl.addressSource[k] || iter < 0) {
+                    continue;
+                }
+                int p = iter * pl.n + pl.producers[2 * k];
+                long d = pl.done[p & pl.mask];
+                if (d == Long.MAX_VALUE) {
+                    park(at, j, p);
+                    return Long.MAX_VALUE;
+                }
+                earliest = Math.max(earliest, d + 1);
+            }
+        }
+        return earliest;
     }
 
     /** Parks instance {@code j} (slot {@code at}) on producer {@code p}, whose result is unknown. */
