@@ -117,15 +117,17 @@ final class HarnessInterpreter {
                     if (writes.length > 0) {
                         // Every write of an instruction reads the registers as they were before it.
                         Follow follow = prog.follow(i);
-                        long v = follow == null ? UNKNOWN : follow.value(value, known, page);
+                        long v;
                         long remainder = UNKNOWN;
-                        if (follow instanceof Divide d && v != UNKNOWN) {
-                            remainder = d.remainder(value, known, page);
+                        if (follow instanceof Divide d) { // one division gives the quotient, remainder and size
+                            java.math.BigInteger[] qr = d.divide(value, known, page);
+                            v = qr == null ? UNKNOWN : d.low(qr[0]);
+                            remainder = qr == null ? UNKNOWN : d.low(qr[1]);
                             if (run > 0) {
-                                prog.divided(i, run, d.quotientBits(value, known, page));
+                                prog.divided(i, run, qr == null ? -1 : qr[0].abs().bitLength());
                             }
-                        } else if (follow instanceof Divide && run > 0) {
-                            prog.divided(i, run, -1);
+                        } else {
+                            v = follow == null ? UNKNOWN : follow.value(value, known, page);
                         }
                         for (int slot : writes) {
                             if (slot == step.followedSlot() && v != UNKNOWN) {
@@ -277,25 +279,20 @@ final class HarnessInterpreter {
     record Divide(int bits, boolean signed, int from, Access at) implements Follow {
         public long value(long[] value, int known, Page stored) {
             java.math.BigInteger[] qr = divide(value, known, stored);
-            return qr == null ? UNKNOWN : qr[0].longValue() & mask();
+            return qr == null ? UNKNOWN : low(qr[0]);
         }
 
-        long remainder(long[] value, int known, Page stored) {
-            java.math.BigInteger[] qr = divide(value, known, stored);
-            return qr == null ? UNKNOWN : qr[1].longValue() & mask();
-        }
-
-        /** The quotient's significant bits (of its magnitude), or -1 when not known. */
-        int quotientBits(long[] value, int known, Page stored) {
-            java.math.BigInteger[] qr = divide(value, known, stored);
-            return qr == null ? -1 : qr[0].abs().bitLength();
+        /** The register value of a quotient or remainder: its low {@code bits}. */
+        long low(java.math.BigInteger v) {
+            return v.longValue() & mask();
         }
 
         private long mask() {
             return bits == 64 ? -1L : 0xffffffffL;
         }
 
-        private java.math.BigInteger[] divide(long[] value, int known, Page stored) {
+        /** The quotient and the remainder, or null when an operand is not known or the quotient would not fit. */
+        java.math.BigInteger[] divide(long[] value, int known, Page stored) {
             if ((known & 1) == 0 || (known & (1 << RDX)) == 0) {
                 return null;
             }
