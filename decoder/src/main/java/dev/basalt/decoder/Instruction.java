@@ -81,6 +81,14 @@ public record Instruction(int offset, Decoding decoding) {
         return decoding.displacementBits();
     }
 
+    /**
+     * Whether a visible operand after the first is {@code cl}: the count of a shift or rotate by register, which
+     * keeps the flags when it is 0 (so the dependency graph has it read them).
+     */
+    public boolean countsByCl() {
+        return InstructionEffects.shiftsByRegister(decoding);
+    }
+
     /** Instruction-form key such as {@code ADD r64, m64}: see {@link InstructionForms}. */
     public String form() {
         return decoding.form();

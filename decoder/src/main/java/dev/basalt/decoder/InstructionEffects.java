@@ -202,7 +202,7 @@ final class InstructionEffects {
      * Whether the shift count is {@code cl}: a visible operand after the first (the first is the shifted value,
      * which may be {@code cl} itself — {@code shr cl, 4} counts by an immediate and reads no flags).
      */
-    private static boolean shiftsByRegister(Decoding insn) {
+    static boolean shiftsByRegister(Decoding insn) {
         List<Operand> operands = insn.operands();
         int visible = 0;
         for (int k = 0, count = operands.size(); k < count; k++) {

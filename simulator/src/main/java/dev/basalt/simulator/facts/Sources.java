@@ -4,7 +4,6 @@ import dev.basalt.simulator.harness.BhiveMemory;
 import dev.basalt.decoder.BasicBlock;
 import dev.basalt.decoder.DependencyKind;
 import dev.basalt.decoder.Instruction;
-import dev.basalt.decoder.Operand;
 import dev.basalt.decoder.Resource;
 
 import java.util.ArrayList;
@@ -196,16 +195,12 @@ public record Sources(int[] start, int[] producers, boolean[] memory, boolean[] 
         return out;
     }
 
-    /** A shift or rotate whose count is {@code cl}. */
+    /** Shifts and rotates whose only flags input is the one the graph adds ({@code rcl}, {@code rcr} read CF). */
+    private static final Set<String> SHIFTS = Set.of("shl", "sal", "shr", "sar", "rol", "ror");
+
+    /** A shift or rotate (not through carry) whose count is {@code cl}. */
     static boolean shiftByCl(Instruction insn) {
-        switch (insn.mnemonic()) {
-            case "shl", "sal", "shr", "sar", "rol", "ror" -> { }
-            default -> {
-                return false;
-            }
-        }
-        List<Operand> ops = insn.visibleOperands();
-        return ops.size() == 2 && ops.get(1) instanceof Operand.RegisterOperand c && c.register().name().equals("cl");
+        return SHIFTS.contains(insn.mnemonic()) && insn.countsByCl();
     }
 
     private static boolean isVectorRegister(String name) {

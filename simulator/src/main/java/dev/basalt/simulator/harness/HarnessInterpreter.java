@@ -272,11 +272,11 @@ final class HarnessInterpreter {
 
     /**
      * {@code div} or {@code idiv} ({@code signed}) of {@code bits} (32 or 64): rdx:rax (edx:eax) by register {@code
-     * from} or the memory at {@code at} (the page's filling, as a {@link Load}). Its {@link #value} is the quotient,
-     * {@link #remainder} the remainder; a division by zero or whose quotient does not fit faulted, and BHive kept no
+     * from} or the load {@code at} (null for a register). Its {@link #value} is the quotient, {@link #divide} gives
+     * the quotient and the remainder; a division by zero or whose quotient does not fit faulted, and BHive kept no
      * block that faults, so its values are not known.
      */
-    record Divide(int bits, boolean signed, int from, Access at) implements Follow {
+    record Divide(int bits, boolean signed, int from, Load at) implements Follow {
         public long value(long[] value, int known, Page stored) {
             java.math.BigInteger[] qr = divide(value, known, stored);
             return qr == null ? UNKNOWN : low(qr[0]);
@@ -296,28 +296,20 @@ final class HarnessInterpreter {
             if ((known & 1) == 0 || (known & (1 << RDX)) == 0) {
                 return null;
             }
-            long d = from >= 0 ? ((known & (1 << from)) == 0 ? UNKNOWN : value[from])
-                    : new Load(at, bits / 8, mask()).value(value, known, stored);
+            long d = from >= 0 ? ((known & (1 << from)) == 0 ? UNKNOWN : value[from]) : at.value(value, known, stored);
             if (d == UNKNOWN) {
                 return null;
             }
             java.math.BigInteger divisor;
             java.math.BigInteger dividend;
             if (bits == 32) {
-                long hi = value[RDX] & 0xffffffffL;
-                long lo = value[0] & 0xffffffffL;
-                long both = hi << 32 | lo;
-                dividend = signed ? java.math.BigInteger.valueOf(both)
-                        : new java.math.BigInteger(Long.toUnsignedString(both));
+                long both = (value[RDX] & 0xffffffffL) << 32 | value[0] & 0xffffffffL;
+                dividend = signed ? java.math.BigInteger.valueOf(both) : unsigned(both);
                 divisor = java.math.BigInteger.valueOf(signed ? (int) d : d & 0xffffffffL);
             } else {
-                java.math.BigInteger hi = java.math.BigInteger.valueOf(value[RDX]);
-                java.math.BigInteger lo = new java.math.BigInteger(Long.toUnsignedString(value[0]));
-                if (!signed) {
-                    hi = new java.math.BigInteger(Long.toUnsignedString(value[RDX]));
-                }
-                dividend = hi.shiftLeft(64).or(lo);
-                divisor = signed ? java.math.BigInteger.valueOf(d) : new java.math.BigInteger(Long.toUnsignedString(d));
+                java.math.BigInteger hi = signed ? java.math.BigInteger.valueOf(value[RDX]) : unsigned(value[RDX]);
+                dividend = hi.shiftLeft(64).or(unsigned(value[0]));
+                divisor = signed ? java.math.BigInteger.valueOf(d) : unsigned(d);
             }
             if (divisor.signum() == 0) {
                 return null;
@@ -327,6 +319,10 @@ final class HarnessInterpreter {
             boolean fits = signed ? qr[0].compareTo(limit) < 0 && qr[0].compareTo(limit.negate()) >= 0
                     : qr[0].compareTo(limit) < 0;
             return fits ? qr : null;
+        }
+
+        private static java.math.BigInteger unsigned(long v) {
+            return new java.math.BigInteger(Long.toUnsignedString(v));
         }
     }
 

@@ -209,7 +209,8 @@ final class StepCompiler {
                     : src instanceof Operand.MemoryOperand m ? m.sizeBits() : 0;
             boolean ok = bits == 32 || bits == 64;
             int from = src instanceof Operand.RegisterOperand r ? slot(r.register()) : -1;
-            Access divisorAt = src instanceof Operand.MemoryOperand m ? Access.of(m) : null;
+            Load divisorAt = src instanceof Operand.MemoryOperand m
+                    ? new Load(Access.of(m), bits / 8, bits == 64 ? -1L : 0xffffffffL) : null;
             if (ok && (from >= 0 || divisorAt != null)) {
                 return new Step(writes, 0, new Divide(bits, mnemonic.equals("idiv"), from, divisorAt), 0, access,
                         visible, load, store);
