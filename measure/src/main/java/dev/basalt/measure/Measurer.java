@@ -45,9 +45,11 @@ import java.util.function.Consumer;
  * <p><b>Statistics.</b> A try is {@code rounds} rounds (BHive: 16), the first discarded, each unroll's minimum kept.
  * A block gets {@code tries} tries, each calibrated on its own; it is measured when more than half of its tries agree
  * within {@code maxSpread} of one another ({@link #agreeing}), and its value is their median; otherwise more tries,
- * up to {@code maxTries}, and a block whose tries still do not agree is {@link BlockMeasurement.Status#UNSTABLE},
- * reported (the median of all its tries) but not written to the BHive file. The spread reported is the interquartile
- * range of all tries over their median.
+ * up to {@code maxTries}. Those tries are a series; a block whose series does not agree gets another after a
+ * pause, three series at most, since what disturbs a host's tries (a neighbour's burst of work, our own JVM
+ * compiling on the other vCPU) lasts longer than a series; one whose last series still does not agree is {@link
+ * BlockMeasurement.Status#UNSTABLE}, reported (the median of that series' tries) but not written to the BHive
+ * file. The spread reported is the interquartile range of all the series' tries over their median.
  *
  * <p>A {@code Measurer} is used by one thread at a time ({@link #measureAll} runs its own, one per child).
  */
@@ -63,6 +65,9 @@ public final class Measurer implements AutoCloseable {
     private static final int CALIBRATION_SMALL = 500;
     private static final int CALIBRATION_LARGE = 1000;
     private static final int MAX_REPETITIONS = 100_000;
+    // An unstable block gets this many series of tries at most, the n-th after a pause of n times PAUSE_MILLIS.
+    private static final int SERIES = 3;
+    private static final long PAUSE_MILLIS = 150;
 
     private final MeasureConfig config;
     private final List<Harness> harnesses = new ArrayList<>();
@@ -238,6 +243,38 @@ public final class Measurer implements AutoCloseable {
         Harness.Request request = new Harness.Request(code, unroll[0], unroll[1], config.clock().code(),
                 CALIBRATION_SMALL, CALIBRATION_LARGE, config.rounds(), config.maxPages(), config.timeLimitSeconds(),
                 config.targetTicks(), MAX_REPETITIONS);
+        String text = note;
+        return untilStable(SERIES, () -> series(canonical, harness, request, unroll, text), Measurer::pause);
+    }
+
+    /** One series of a block's tries. */
+    @FunctionalInterface
+    interface Series {
+        BlockMeasurement take() throws IOException;
+    }
+
+    /** A pause before the n-th series (n from 1). */
+    @FunctionalInterface
+    interface Pause {
+        void before(int series) throws IOException;
+    }
+
+    /** Series after series, a pause before each but the first, until one is not unstable or {@code most} ran. */
+    static BlockMeasurement untilStable(int most, Series series, Pause pause) throws IOException {
+        BlockMeasurement m = series.take();
+        for (int n = 1; n < most && m.status() == BlockMeasurement.Status.UNSTABLE; n++) {
+            pause.before(n);
+            m = series.take();
+        }
+        return m;
+    }
+
+    /**
+     * One series of tries of a block: tries until more than half agree (or the most tries), each calibrated on its
+     * own. A failure ends the block; an unstable series is tried again by {@link #measure(String, Harness)}.
+     */
+    private BlockMeasurement series(String canonical, Harness harness, Harness.Request request, int[] unroll,
+                                    String note) throws IOException {
         List<Double> values = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         int pages = 0;
@@ -272,6 +309,20 @@ public final class Measurer implements AutoCloseable {
         List<Double> kept = status == BlockMeasurement.Status.OK ? agreeing : values;
         return new BlockMeasurement(canonical, status, median(kept), kept.stream().mapToDouble(d -> d).min()
                 .orElse(Double.NaN), spread(values), values.size(), pages, unroll[0], unroll[1], reps, median(ratios), note);
+    }
+
+    /**
+     * Waits before another series of an unstable block's tries: what disturbs this host's tries for a while — a
+     * neighbour's burst of work, our own JVM compiling on the other vCPU — lasts tens to hundreds of milliseconds,
+     * and every try of a series taken during it disagrees.
+     */
+    private static void pause(int series) throws IOException {
+        try {
+            Thread.sleep(PAUSE_MILLIS * series);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
     }
 
     /**
