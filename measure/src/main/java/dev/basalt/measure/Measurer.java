@@ -46,8 +46,8 @@ import java.util.function.Consumer;
  * A block gets {@code tries} tries, each calibrated on its own; it is measured when more than half of its tries agree
  * within {@code maxSpread} of one another ({@link #agreeing}), and its value is their median; otherwise more tries,
  * up to {@code maxTries}. Those tries are a series; a block whose series does not agree gets another after a
- * pause, three series at most, since what disturbs a host's tries (a neighbour's burst of work, our own JVM
- * compiling on the other vCPU) lasts longer than a series; one whose last series still does not agree is {@link
+ * pause, three series at most, since what disturbs a host's tries (a burst of work on the other vCPU or beside the
+ * VM) lasts longer than a series; one whose last series still does not agree is {@link
  * BlockMeasurement.Status#UNSTABLE}, reported (the median of that series' tries) but not written to the BHive
  * file. The spread reported is the interquartile range of all the series' tries over their median.
  *
@@ -312,9 +312,9 @@ public final class Measurer implements AutoCloseable {
     }
 
     /**
-     * Waits before another series of an unstable block's tries: what disturbs this host's tries for a while — a
-     * neighbour's burst of work, our own JVM compiling on the other vCPU — lasts tens to hundreds of milliseconds,
-     * and every try of a series taken during it disagrees.
+     * Waits before another series of an unstable block's tries: what disturbs a host's tries for a while lasts tens
+     * of milliseconds or more (in CI, 30 tries in a row of one block, about 0.1 s), and every try of a series taken
+     * during it disagrees.
      */
     private static void pause(int series) throws IOException {
         try {
