@@ -61,7 +61,8 @@ final class MeasureCommand implements Callable<Integer> {
     String timer;
 
     @Option(names = "--tries", paramLabel = "N", description = "Tries per block, each calibrated on its own "
-            + "(default 5; up to three times as many while they disagree by more than 2%%).")
+            + "(default 5; up to three times as many while they disagree by more than 2%%, and then, after a "
+            + "pause, up to two more such series before the block is called unstable).")
     Integer tries;
 
     @Option(names = "--time-limit", paramLabel = "SECONDS", description = "Seconds one try of a block may run before "
